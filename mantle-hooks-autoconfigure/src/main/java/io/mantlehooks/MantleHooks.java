@@ -1,0 +1,81 @@
+package io.mantlehooks;
+
+import java.util.Map;
+import java.util.function.Consumer;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.util.Assert;
+
+/**
+ * Entry points for applications: the context keys mantle-hooks reads and writes, and
+ * helpers to pass a turn's identity to a {@link ChatClient} call.
+ *
+ * <pre class="code">
+ * chatClient.prompt().user(text)
+ *     .advisors(MantleHooks.identity("user-42", Channel.of("rest")))
+ *     .call().content();
+ * </pre>
+ */
+public final class MantleHooks {
+
+	/** Advisor param: the sender id ({@code String}) of the turn. */
+	public static final String SENDER_ID = "mantle.sender_id";
+
+	/** Advisor param: the {@link Channel} of the turn. */
+	public static final String CHANNEL = "mantle.channel";
+
+	/** Advisor param: telephony or session metadata ({@code Map<String, Object>}). */
+	public static final String CALL = "mantle.call";
+
+	/** Advisor param: the channel's id ({@code String}) of the incoming message. */
+	public static final String MESSAGE_ID = "mantle.message_id";
+
+	/** Advisor param: whether the turn comes from a voice channel ({@code Boolean}). */
+	public static final String VOICE = "mantle.voice";
+
+	/** Response context key: the id of the turn. */
+	public static final String TURN_ID = "mantle.turn_id";
+
+	/**
+	 * Response context key: set when a hook rejected ({@code rejected}) or failed closed
+	 * ({@code hook_error}).
+	 */
+	public static final String OUTCOME = "mantle.outcome";
+
+	/**
+	 * Response context key: the hook's reason for an {@link #OUTCOME}; never shown to
+	 * users.
+	 */
+	public static final String REASON = "mantle.reason";
+
+	private MantleHooks() {
+	}
+
+	/**
+	 * Return an advisor spec customizer that sets the turn's sender id and channel.
+	 * @param senderId the conversation or user id
+	 * @param channel the channel the message came in on
+	 * @return the customizer to pass to {@code ChatClientRequestSpec.advisors(...)}
+	 */
+	public static Consumer<ChatClient.AdvisorSpec> identity(String senderId, Channel channel) {
+		return identity(senderId, channel, Map.of());
+	}
+
+	/**
+	 * Return an advisor spec customizer that sets the turn's sender id, channel and call
+	 * metadata.
+	 * @param senderId the conversation or user id
+	 * @param channel the channel the message came in on
+	 * @param call telephony or session metadata
+	 * @return the customizer to pass to {@code ChatClientRequestSpec.advisors(...)}
+	 */
+	public static Consumer<ChatClient.AdvisorSpec> identity(String senderId, Channel channel,
+			Map<String, Object> call) {
+		Assert.notNull(senderId, "'senderId' must not be null");
+		Assert.notNull(channel, "'channel' must not be null");
+		Assert.notNull(call, "'call' must not be null");
+		Map<String, Object> callCopy = JsonValues.copyMap(call);
+		return (spec) -> spec.param(SENDER_ID, senderId).param(CHANNEL, channel).param(CALL, callCopy);
+	}
+
+}

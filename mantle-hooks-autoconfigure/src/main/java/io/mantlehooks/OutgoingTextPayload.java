@@ -1,0 +1,35 @@
+package io.mantlehooks;
+
+import java.util.Map;
+
+/**
+ * Payload of the outgoing-text point: a completed reply about to reach the user (the
+ * final answer, and rejection or error fallbacks). A modify hook may change {@code text}
+ * only; the rewrite is what the user receives and what chat memory stores.
+ *
+ * @param text mutable: the completed reply
+ * @param isVoice whether the current turn uses a voice channel
+ * @param senderId engine-owned: the conversation or user id of the turn
+ * @param call engine-owned: telephony or session metadata, empty when absent
+ * @param channel engine-owned: the channel name and front-end metadata
+ */
+public record OutgoingTextPayload(String text, boolean isVoice, String senderId, Map<String, Object> call,
+		Channel channel) implements HookPayload {
+
+	public OutgoingTextPayload {
+		text = (text != null) ? text : "";
+		senderId = (senderId != null) ? senderId : "";
+		call = JsonValues.copyMap(call);
+		channel = (channel != null) ? channel : Channel.none();
+	}
+
+	/**
+	 * Return a copy with the given text.
+	 * @param text the new text
+	 * @return the new payload
+	 */
+	public OutgoingTextPayload withText(String text) {
+		return new OutgoingTextPayload(text, this.isVoice, this.senderId, this.call, this.channel);
+	}
+
+}

@@ -1,0 +1,34 @@
+package io.mantlehooks.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks the modify hook for the incoming message point.
+ * <p>
+ * The method takes one {@link io.mantlehooks.IncomingMessagePayload} and returns the same
+ * payload type, {@code CompletionStage} of it or {@code Mono} of it. At most one modify
+ * hook per point; it is awaited with its timeout. May throw
+ * {@link io.mantlehooks.HookRejection}; a crash, timeout or invalid return is treated as
+ * a rejection without a response name (fail closed).
+ *
+ * @see io.mantlehooks.HookPoint#INCOMING_MESSAGE
+ * @see io.mantlehooks.IncomingMessagePayload
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface ModifyIncomingMessage {
+
+	/**
+	 * Timeout for one invocation of this hook in milliseconds, or {@code -1} to use the
+	 * configured default ({@code mantle.hooks.timeouts.*}). A per-hook entry under
+	 * {@code mantle.hooks.timeouts.hook} still wins over this value.
+	 * @return the timeout in milliseconds, or {@code -1}
+	 */
+	long timeoutMs() default -1;
+
+}

@@ -1,0 +1,33 @@
+package io.mantlehooks.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks the modify hook for the knowledge query point.
+ * <p>
+ * The method takes one {@link io.mantlehooks.KnowledgeQueryPayload} and returns the same
+ * payload type, {@code CompletionStage} of it or {@code Mono} of it. At most one modify
+ * hook per point; it is awaited with its timeout. Supports no control signal; a crash,
+ * timeout or invalid return skips the search and returns no passages (fail closed).
+ *
+ * @see io.mantlehooks.HookPoint#KNOWLEDGE_QUERY
+ * @see io.mantlehooks.KnowledgeQueryPayload
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface ModifyKnowledgeQuery {
+
+	/**
+	 * Timeout for one invocation of this hook in milliseconds, or {@code -1} to use the
+	 * configured default ({@code mantle.hooks.timeouts.*}). A per-hook entry under
+	 * {@code mantle.hooks.timeouts.hook} still wins over this value.
+	 * @return the timeout in milliseconds, or {@code -1}
+	 */
+	long timeoutMs() default -1;
+
+}

@@ -1,0 +1,33 @@
+package io.mantlehooks.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks an observe hook for the turn finished point.
+ * <p>
+ * The method takes one {@link io.mantlehooks.TurnFinishedPayload} and returns
+ * {@code void}, {@code CompletionStage<Void>} or {@code Mono<Void>}. Observers run
+ * concurrently on the hook executor and are never awaited by the turn; what they throw,
+ * and any control signal, is logged and discarded.
+ *
+ * @see io.mantlehooks.HookPoint#TURN_FINISHED
+ * @see io.mantlehooks.TurnFinishedPayload
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface OnTurnFinished {
+
+	/**
+	 * Timeout for one invocation of this hook in milliseconds, or {@code -1} to use the
+	 * configured default ({@code mantle.hooks.timeouts.*}). A per-hook entry under
+	 * {@code mantle.hooks.timeouts.hook} still wins over this value.
+	 * @return the timeout in milliseconds, or {@code -1}
+	 */
+	long timeoutMs() default -1;
+
+}

@@ -1,0 +1,118 @@
+package io.mantlehooks.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.mantlehooks.runtime.HookContextTaskDecorator;
+import io.mantlehooks.runtime.HookDefinitionException;
+import io.mantlehooks.runtime.HookMethodProcessor;
+import io.mantlehooks.runtime.HookProblem;
+import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.HookTimeouts;
+
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.thread.Threading;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+
+/**
+ * Auto-configuration for mantle-hooks: discovers and validates hook methods at startup
+ * and provides the {@link HookRunner} that runs them. Turned off with
+ * {@code mantle.hooks.enabled=false}.
+ */
+@AutoConfiguration
+@ConditionalOnBooleanProperty(name = MantleHooksProperties.CONFIG_PREFIX + ".enabled", matchIfMissing = true)
+@EnableConfigurationProperties(MantleHooksProperties.class)
+public final class MantleHooksAutoConfiguration {
+
+	/** Name of the executor bean that runs blocking hooks and observers. */
+	public static final String HOOK_EXECUTOR_BEAN_NAME = "mantleHookExecutor";
+
+	private static final String THREAD_NAME_PREFIX = "mantle-hook-";
+
+	@Bean
+	@ConditionalOnMissingBean
+	HookRegistry mantleHookRegistry() {
+		return new HookRegistry();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	static HookMethodProcessor mantleHookMethodProcessor(HookRegistry registry, MantleHooksProperties properties) {
+		MantleHooksProperties.Timeouts timeouts = properties.getTimeouts();
+		return new HookMethodProcessor(registry,
+				new HookTimeouts(timeouts.getObserve(), timeouts.getModify(), timeouts.getPoint(), timeouts.getHook()),
+				MantleHooksProperties.CONFIG_PREFIX + ".timeouts");
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	HookRunner mantleHookRunner(HookRegistry registry, MantleHooksProperties properties,
+			@Qualifier(HOOK_EXECUTOR_BEAN_NAME) AsyncTaskExecutor executor) {
+		checkLimits(properties);
+		return new HookRunner(registry, executor, properties.getObservers().getMaxConcurrent());
+	}
+
+	private static void checkLimits(MantleHooksProperties properties) {
+		List<HookProblem> problems = new ArrayList<>();
+		if (properties.getObservers().getMaxConcurrent() < 1) {
+			problems.add(positive("observers.max-concurrent", properties.getObservers().getMaxConcurrent()));
+		}
+		if (properties.getMaxIterations() < 1) {
+			problems.add(positive("max-iterations", properties.getMaxIterations()));
+		}
+		if (!problems.isEmpty()) {
+			throw new HookDefinitionException(problems);
+		}
+	}
+
+	private static HookProblem positive(String key, int value) {
+		String property = MantleHooksProperties.CONFIG_PREFIX + "." + key;
+		return new HookProblem("Property '" + property + "' is " + value + ", but it must be at least 1.",
+				"Set '" + property + "' to a positive number, or remove it to use the default.");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingBean(name = HOOK_EXECUTOR_BEAN_NAME)
+	static class HookExecutorConfiguration {
+
+		@Bean(name = HOOK_EXECUTOR_BEAN_NAME)
+		@ConditionalOnThreading(Threading.VIRTUAL)
+		SimpleAsyncTaskExecutor mantleHookExecutorVirtualThreads() {
+			SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor(THREAD_NAME_PREFIX);
+			executor.setVirtualThreads(true);
+			executor.setTaskDecorator(new HookContextTaskDecorator());
+			return executor;
+		}
+
+		/**
+		 * Hooks block their threads, so the pool hands each task a thread rather than
+		 * queueing it behind a slow hook; idle threads go away after a minute. The
+		 * observe lane's bulkhead and the number of concurrent turns bound how many are
+		 * busy.
+		 */
+		@Bean(name = HOOK_EXECUTOR_BEAN_NAME)
+		@ConditionalOnThreading(Threading.PLATFORM)
+		ThreadPoolTaskExecutor mantleHookExecutor() {
+			ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
+			executor.setThreadNamePrefix(THREAD_NAME_PREFIX);
+			executor.setCorePoolSize(0);
+			executor.setQueueCapacity(0);
+			executor.setKeepAliveSeconds(60);
+			executor.setDaemon(true);
+			executor.setTaskDecorator(new HookContextTaskDecorator());
+			return executor;
+		}
+
+	}
+
+}

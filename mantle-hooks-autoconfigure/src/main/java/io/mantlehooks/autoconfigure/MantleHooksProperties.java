@@ -1,0 +1,155 @@
+package io.mantlehooks.autoconfigure;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.mantlehooks.HookPoint;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties for mantle-hooks.
+ */
+@ConfigurationProperties(MantleHooksProperties.CONFIG_PREFIX)
+public class MantleHooksProperties {
+
+	/** The prefix of all mantle-hooks properties. */
+	public static final String CONFIG_PREFIX = "mantle.hooks";
+
+	/**
+	 * Whether hook methods are discovered and wired into chat turns.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Maximum number of model calls per turn, retries included.
+	 */
+	private int maxIterations = 10;
+
+	/**
+	 * Named replies (for example utter_spam_rejected) that hooks pick with
+	 * HookRejection's response message; they override the packaged defaults.
+	 */
+	private Map<String, String> responses = new LinkedHashMap<>();
+
+	private final Timeouts timeouts = new Timeouts();
+
+	private final Observers observers = new Observers();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public int getMaxIterations() {
+		return this.maxIterations;
+	}
+
+	public void setMaxIterations(int maxIterations) {
+		this.maxIterations = maxIterations;
+	}
+
+	public Map<String, String> getResponses() {
+		return this.responses;
+	}
+
+	public void setResponses(Map<String, String> responses) {
+		this.responses = responses;
+	}
+
+	public Timeouts getTimeouts() {
+		return this.timeouts;
+	}
+
+	public Observers getObservers() {
+		return this.observers;
+	}
+
+	/**
+	 * Hook timeouts.
+	 */
+	public static class Timeouts {
+
+		/**
+		 * Default timeout of each observe hook invocation.
+		 */
+		private Duration observe = Duration.ofMillis(100);
+
+		/**
+		 * Default timeout of each modify hook invocation.
+		 */
+		private Duration modify = Duration.ofMillis(500);
+
+		/**
+		 * Modify hook timeout per point (for example model-request), overriding the
+		 * modify default.
+		 */
+		private Map<HookPoint, Duration> point = new EnumMap<>(HookPoint.class);
+
+		/**
+		 * Timeout per hook, keyed by "beanName.methodName"; wins over the annotation's
+		 * timeoutMs and every default.
+		 */
+		private Map<String, Duration> hook = new LinkedHashMap<>();
+
+		public Duration getObserve() {
+			return this.observe;
+		}
+
+		public void setObserve(Duration observe) {
+			this.observe = observe;
+		}
+
+		public Duration getModify() {
+			return this.modify;
+		}
+
+		public void setModify(Duration modify) {
+			this.modify = modify;
+		}
+
+		public Map<HookPoint, Duration> getPoint() {
+			return this.point;
+		}
+
+		public void setPoint(Map<HookPoint, Duration> point) {
+			this.point = point;
+		}
+
+		public Map<String, Duration> getHook() {
+			return this.hook;
+		}
+
+		public void setHook(Map<String, Duration> hook) {
+			this.hook = hook;
+		}
+
+	}
+
+	/**
+	 * Observe lane limits.
+	 */
+	public static class Observers {
+
+		/**
+		 * Maximum number of observe hook invocations in flight at once; beyond it an
+		 * invocation is dropped and counted, never queued.
+		 */
+		private int maxConcurrent = 64;
+
+		public int getMaxConcurrent() {
+			return this.maxConcurrent;
+		}
+
+		public void setMaxConcurrent(int maxConcurrent) {
+			this.maxConcurrent = maxConcurrent;
+		}
+
+	}
+
+}

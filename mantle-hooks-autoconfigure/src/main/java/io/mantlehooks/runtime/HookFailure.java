@@ -1,0 +1,40 @@
+package io.mantlehooks.runtime;
+
+import io.mantlehooks.HookPoint;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A modify hook that did not produce a usable result. The caller applies the point's
+ * {@link HookPoint#failPolicy() fail policy}. The cause is for logs only: exception text
+ * never reaches users.
+ *
+ * @param hookName the hook's {@code beanName.methodName}
+ * @param point the point the hook ran at
+ * @param kind what went wrong
+ * @param cause the exception, when there was one
+ */
+public record HookFailure(String hookName, HookPoint point, Kind kind, @Nullable Throwable cause) {
+
+	/**
+	 * What went wrong with a modify hook.
+	 */
+	public enum Kind {
+
+		/** The hook threw an exception that is not a control signal. */
+		CRASH,
+
+		/** The hook did not finish within its timeout. */
+		TIMEOUT,
+
+		/**
+		 * The hook returned {@code null}, an empty {@code Mono} or a value of the wrong
+		 * type.
+		 */
+		INVALID_RETURN,
+
+		/** The calling thread was interrupted while it waited for the hook. */
+		INTERRUPTED
+
+	}
+
+}

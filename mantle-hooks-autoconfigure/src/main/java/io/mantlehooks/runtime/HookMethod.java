@@ -1,0 +1,130 @@
+package io.mantlehooks.runtime;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+import io.github.resilience4j.timelimiter.TimeLimiter;
+import io.github.resilience4j.timelimiter.TimeLimiterConfig;
+import io.mantlehooks.HookPoint;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * A validated hook: the bean method, the point and lane it serves, how it returns its
+ * result and the timeout that guards each invocation.
+ */
+public final class HookMethod {
+
+	private final String name;
+
+	private final HookPoint point;
+
+	private final HookLane lane;
+
+	private final Method method;
+
+	private final Supplier<Object> bean;
+
+	private final InvocationStyle style;
+
+	private final Duration timeout;
+
+	private final TimeLimiter timeLimiter;
+
+	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean,
+			Duration timeout) {
+		this.name = beanName + "." + method.getName();
+		this.point = point;
+		this.lane = lane;
+		this.method = method;
+		this.bean = bean;
+		this.style = InvocationStyle.of(method);
+		this.timeout = timeout;
+		this.timeLimiter = TimeLimiter.of(this.name,
+				TimeLimiterConfig.custom().timeoutDuration(timeout).cancelRunningFuture(true).build());
+		ReflectionUtils.makeAccessible(method);
+	}
+
+	/**
+	 * Return the hook's name, {@code beanName.methodName}, as used in logs and in
+	 * {@code mantle.hooks.timeouts.hook} keys.
+	 * @return the name
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * Return the point the hook serves.
+	 * @return the point
+	 */
+	public HookPoint point() {
+		return this.point;
+	}
+
+	/**
+	 * Return the lane the hook runs in.
+	 * @return the lane
+	 */
+	public HookLane lane() {
+		return this.lane;
+	}
+
+	/**
+	 * Return the bean method behind the hook.
+	 * @return the invocable method
+	 */
+	public Method method() {
+		return this.method;
+	}
+
+	/**
+	 * Return the timeout of one invocation.
+	 * @return the timeout
+	 */
+	public Duration timeout() {
+		return this.timeout;
+	}
+
+	InvocationStyle style() {
+		return this.style;
+	}
+
+	TimeLimiter timeLimiter() {
+		return this.timeLimiter;
+	}
+
+	/**
+	 * Call the method and return what it returned, rethrowing what it threw unwrapped.
+	 */
+	@Nullable Object invoke(Object payload) throws Exception {
+		try {
+			return this.method.invoke(this.bean.get(), payload);
+		}
+		catch (InvocationTargetException ex) {
+			Throwable target = ex.getTargetException();
+			if (target instanceof Exception exception) {
+				throw exception;
+			}
+			if (target instanceof Error error) {
+				throw error;
+			}
+			throw ex;
+		}
+	}
+
+	CompletableFuture<@Nullable Object> toFuture(Object returned) {
+		return this.style.toFuture(returned);
+	}
+
+	@Override
+	public String toString() {
+		return this.name + " (" + this.lane.name().toLowerCase() + " " + this.point.configName() + ", timeout "
+				+ this.timeout.toMillis() + "ms)";
+	}
+
+}

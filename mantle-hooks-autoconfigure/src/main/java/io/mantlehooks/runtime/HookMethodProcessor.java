@@ -1,0 +1,239 @@
+package io.mantlehooks.runtime;
+
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+import io.mantlehooks.HookPoint;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
+import org.springframework.aop.scope.ScopedObject;
+import org.springframework.aop.scope.ScopedProxyUtils;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.util.Assert;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Finds hook methods on all beans once every singleton is instantiated, validates them
+ * and installs them in the {@link HookRegistry}. Any problem fails startup with a
+ * {@link HookDefinitionException} that lists all of them.
+ * <p>
+ * Works the way Spring's {@code EventListenerMethodProcessor} does: merged-annotation
+ * lookup (so composed annotations work), AOP proxies resolved to their target class, and
+ * classes without hooks remembered so they are inspected once.
+ */
+public final class HookMethodProcessor implements SmartInitializingSingleton, BeanFactoryAware {
+
+	private static final Log logger = LogFactory.getLog(HookMethodProcessor.class);
+
+	private static final Map<Class<? extends Annotation>, Binding> BINDINGS = bindings();
+
+	private final HookRegistry registry;
+
+	private final HookTimeouts timeouts;
+
+	private final String timeoutsPrefix;
+
+	private final HookMethodValidator validator = new HookMethodValidator();
+
+	private final Set<Class<?>> classesWithoutHooks = Collections.newSetFromMap(new ConcurrentHashMap<>(64));
+
+	private @Nullable ConfigurableListableBeanFactory beanFactory;
+
+	/**
+	 * Create a processor.
+	 * @param registry the registry to fill
+	 * @param timeouts the timeout configuration
+	 * @param timeoutsPrefix the configuration prefix of the timeouts, for error messages
+	 */
+	public HookMethodProcessor(HookRegistry registry, HookTimeouts timeouts, String timeoutsPrefix) {
+		Assert.notNull(registry, "'registry' must not be null");
+		Assert.notNull(timeouts, "'timeouts' must not be null");
+		this.registry = registry;
+		this.timeouts = timeouts;
+		this.timeoutsPrefix = timeoutsPrefix;
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		Assert.isInstanceOf(ConfigurableListableBeanFactory.class, beanFactory,
+				"HookMethodProcessor requires a ConfigurableListableBeanFactory");
+		this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		ConfigurableListableBeanFactory beanFactory = this.beanFactory;
+		Assert.state(beanFactory != null, "No BeanFactory set");
+		List<HookProblem> problems = new ArrayList<>(this.timeouts.validate(this.timeoutsPrefix));
+		List<HookCandidate> candidates = new ArrayList<>();
+		for (String beanName : beanFactory.getBeanNamesForType(Object.class)) {
+			if (!ScopedProxyUtils.isScopedTarget(beanName)) {
+				Class<?> type = targetType(beanFactory, beanName);
+				if (type != null) {
+					collect(beanName, type, candidates, problems);
+				}
+			}
+		}
+		candidates.forEach((candidate) -> problems.addAll(this.validator.validate(candidate)));
+		problems.addAll(this.validator.checkOneModifierPerPoint(candidates));
+		List<HookMethod> hooks = new ArrayList<>(candidates.size());
+		for (HookCandidate candidate : candidates) {
+			try {
+				hooks.add(toHookMethod(beanFactory, candidate));
+			}
+			catch (IllegalStateException ex) {
+				// AopUtils cannot call this method through the bean's proxy
+				problems.add(new HookProblem(
+						candidate.describe() + " cannot be invoked on its proxied bean: " + ex.getMessage(),
+						"Make the method public (or at least not private) so the proxy can call it."));
+			}
+		}
+		if (!problems.isEmpty()) {
+			throw new HookDefinitionException(problems);
+		}
+		this.registry.install(hooks);
+		logSummary(hooks);
+	}
+
+	private @Nullable Class<?> targetType(ConfigurableListableBeanFactory beanFactory, String beanName) {
+		Class<?> type = null;
+		try {
+			type = AutoProxyUtils.determineTargetClass(beanFactory, beanName);
+		}
+		catch (Throwable ex) {
+			// An unresolvable bean type - probably a lazy bean - cannot carry hooks we
+			// can
+			// find; the EventListenerMethodProcessor ignores these too.
+			logger.debug("Could not resolve target class for bean with name '" + beanName + "'", ex);
+		}
+		if (type != null && ScopedObject.class.isAssignableFrom(type)) {
+			try {
+				Class<?> targetClass = AutoProxyUtils.determineTargetClass(beanFactory,
+						ScopedProxyUtils.getTargetBeanName(beanName));
+				if (targetClass != null) {
+					type = targetClass;
+				}
+			}
+			catch (Throwable ex) {
+				logger.debug("Could not resolve target bean for scoped proxy '" + beanName + "'", ex);
+			}
+		}
+		return type;
+	}
+
+	private void collect(String beanName, Class<?> targetType, List<HookCandidate> candidates,
+			List<HookProblem> problems) {
+		if (this.classesWithoutHooks.contains(targetType)
+				|| !AnnotationUtils.isCandidateClass(targetType, BINDINGS.keySet())) {
+			return;
+		}
+		Map<Method, List<MergedAnnotation<Annotation>>> annotatedMethods = MethodIntrospector.selectMethods(targetType,
+				(MethodIntrospector.MetadataLookup<List<MergedAnnotation<Annotation>>>) (method) -> {
+					List<MergedAnnotation<Annotation>> found = hookAnnotations(method);
+					return found.isEmpty() ? null : found;
+				});
+		if (annotatedMethods.isEmpty()) {
+			this.classesWithoutHooks.add(targetType);
+			return;
+		}
+		annotatedMethods.forEach((method, annotations) -> {
+			if (annotations.size() > 1) {
+				String names = annotations.stream()
+					.map((annotation) -> "@" + annotation.getType().getSimpleName())
+					.collect(Collectors.joining(", "));
+				problems.add(new HookProblem(
+						"Method '" + beanName + "." + method.getName() + "' (" + method.getDeclaringClass().getName()
+								+ "." + method.getName() + ") has " + annotations.size() + " hook annotations (" + names
+								+ "), but a method serves one point and lane.",
+						"Keep one hook annotation on the method; write one method per hook."));
+				return;
+			}
+			MergedAnnotation<Annotation> annotation = annotations.get(0);
+			Binding binding = BINDINGS.get(annotation.getType());
+			candidates.add(new HookCandidate(beanName, method, annotation.getType(), binding.point(), binding.lane(),
+					annotation.getLong("timeoutMs")));
+		});
+	}
+
+	private static List<MergedAnnotation<Annotation>> hookAnnotations(Method method) {
+		MergedAnnotations annotations = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY);
+		List<MergedAnnotation<Annotation>> found = new ArrayList<>(1);
+		for (Class<? extends Annotation> type : BINDINGS.keySet()) {
+			MergedAnnotation<Annotation> annotation = annotations.get(type.getName());
+			if (annotation.isPresent()) {
+				found.add(annotation);
+			}
+		}
+		return found;
+	}
+
+	private HookMethod toHookMethod(ConfigurableListableBeanFactory beanFactory, HookCandidate candidate) {
+		String beanName = candidate.beanName();
+		Method invocable = AopUtils.selectInvocableMethod(candidate.method(), beanFactory.getType(beanName));
+		Supplier<Object> bean = () -> beanFactory.getBean(beanName);
+		if (beanFactory.containsSingleton(beanName) || beanFactory.isSingleton(beanName)) {
+			bean = SingletonSupplier.of(bean);
+		}
+		Duration timeout = this.timeouts.resolve(candidate.hookName(), candidate.point(), candidate.lane(),
+				candidate.annotationTimeoutMs());
+		return new HookMethod(beanName, candidate.point(), candidate.lane(), invocable, bean, timeout);
+	}
+
+	private void logSummary(List<HookMethod> hooks) {
+		for (HookPoint point : HookPoint.values()) {
+			if (this.registry.hasHooks(point)) {
+				HookMethod modifier = this.registry.modifier(point);
+				List<HookMethod> observers = this.registry.observers(point);
+				logger.info("Hook point " + point.configName() + ": modify hook "
+						+ ((modifier != null) ? "'" + modifier.name() + "'" : "none") + ", " + observers.size()
+						+ ((observers.size() == 1) ? " observer" : " observers"));
+			}
+		}
+		Set<String> names = new LinkedHashSet<>();
+		hooks.forEach((hook) -> names.add(hook.name()));
+		List<String> unmatched = this.timeouts.unmatchedHookKeys(names);
+		if (!unmatched.isEmpty()) {
+			logger.warn(this.timeoutsPrefix + ".hook has entries for hooks that do not exist: " + unmatched
+					+ "; known hooks are " + names);
+		}
+	}
+
+	private static Map<Class<? extends Annotation>, Binding> bindings() {
+		Map<Class<? extends Annotation>, Binding> bindings = new LinkedHashMap<>();
+		for (HookPoint point : HookPoint.values()) {
+			Class<? extends Annotation> modifyAnnotation = point.modifyAnnotation();
+			if (modifyAnnotation != null) {
+				bindings.put(modifyAnnotation, new Binding(point, HookLane.MODIFY));
+			}
+			bindings.put(point.observeAnnotation(), new Binding(point, HookLane.OBSERVE));
+		}
+		return Collections.unmodifiableMap(bindings);
+	}
+
+	private record Binding(HookPoint point, HookLane lane) {
+	}
+
+}

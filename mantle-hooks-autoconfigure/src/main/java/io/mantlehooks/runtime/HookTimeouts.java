@@ -1,0 +1,128 @@
+package io.mantlehooks.runtime;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import io.mantlehooks.HookPoint;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * Resolves the timeout of each hook. Precedence: the per-hook entry
+ * ({@code timeouts.hook}), then the annotation's {@code timeoutMs}, then the per-point
+ * modify default ({@code timeouts.point}), then the lane default
+ * ({@code timeouts.observe} or {@code timeouts.modify}).
+ */
+public final class HookTimeouts {
+
+	private final Duration observe;
+
+	private final Duration modify;
+
+	private final Map<HookPoint, Duration> perPoint;
+
+	private final Map<String, Duration> perHook;
+
+	private final Map<String, String> perHookKeys;
+
+	/**
+	 * Create the resolver.
+	 * @param observe the observe lane default
+	 * @param modify the modify lane default
+	 * @param perPoint modify defaults per point
+	 * @param perHook timeouts per hook, keyed {@code beanName.methodName}
+	 */
+	public HookTimeouts(Duration observe, Duration modify, Map<HookPoint, Duration> perPoint,
+			Map<String, Duration> perHook) {
+		Assert.notNull(observe, "'observe' must not be null");
+		Assert.notNull(modify, "'modify' must not be null");
+		this.observe = observe;
+		this.modify = modify;
+		this.perPoint = perPoint.isEmpty() ? Map.of() : new EnumMap<>(perPoint);
+		this.perHook = new LinkedHashMap<>();
+		this.perHookKeys = new LinkedHashMap<>();
+		perHook.forEach((key, timeout) -> {
+			this.perHook.put(normalize(key), timeout);
+			this.perHookKeys.put(normalize(key), key);
+		});
+	}
+
+	/**
+	 * Check the configured durations: every one must be positive.
+	 * @param prefix the configuration prefix, for messages
+	 * @return the problems found
+	 */
+	List<HookProblem> validate(String prefix) {
+		Map<String, @Nullable Duration> all = new LinkedHashMap<>();
+		all.put(prefix + ".observe", this.observe);
+		all.put(prefix + ".modify", this.modify);
+		this.perPoint.forEach((point, timeout) -> all.put(prefix + ".point." + point.configName(), timeout));
+		this.perHook.forEach((key, timeout) -> all.put(prefix + ".hook[" + this.perHookKeys.get(key) + "]", timeout));
+		return all.entrySet()
+			.stream()
+			.filter((entry) -> entry.getValue() == null || entry.getValue().isNegative() || entry.getValue().isZero())
+			.map((entry) -> new HookProblem(
+					"Property '" + entry.getKey() + "' is " + entry.getValue()
+							+ ", but a hook timeout must be positive.",
+					"Set '" + entry.getKey() + "' to a positive duration such as 500ms, or remove it."))
+			.toList();
+	}
+
+	/**
+	 * Resolve the timeout of one hook.
+	 * @param hookName {@code beanName.methodName}
+	 * @param point the hook's point
+	 * @param lane the hook's lane
+	 * @param annotationTimeoutMs the annotation's {@code timeoutMs}, {@code -1} for none
+	 * @return the timeout
+	 */
+	Duration resolve(String hookName, HookPoint point, HookLane lane, long annotationTimeoutMs) {
+		Duration configured = this.perHook.get(normalize(hookName));
+		if (configured != null) {
+			return configured;
+		}
+		if (annotationTimeoutMs > 0) {
+			return Duration.ofMillis(annotationTimeoutMs);
+		}
+		if (lane == HookLane.OBSERVE) {
+			return this.observe;
+		}
+		return this.perPoint.getOrDefault(point, this.modify);
+	}
+
+	/**
+	 * Return the configured per-hook keys that match none of the given hooks.
+	 * @param hookNames the names of the discovered hooks
+	 * @return the unmatched keys, as configured
+	 */
+	List<String> unmatchedHookKeys(Set<String> hookNames) {
+		Set<String> known = new java.util.HashSet<>();
+		hookNames.forEach((name) -> known.add(normalize(name)));
+		return this.perHookKeys.entrySet()
+			.stream()
+			.filter((entry) -> !known.contains(entry.getKey()))
+			.map(Map.Entry::getValue)
+			.toList();
+	}
+
+	/**
+	 * Spring Boot drops characters other than letters, digits, {@code -} and {@code .}
+	 * from unbracketed map keys, so compare keys in that reduced, case-insensitive form.
+	 */
+	private static String normalize(String key) {
+		StringBuilder normalized = new StringBuilder(key.length());
+		for (char c : key.toLowerCase(Locale.ROOT).toCharArray()) {
+			if (Character.isLetterOrDigit(c) || c == '.') {
+				normalized.append(c);
+			}
+		}
+		return normalized.toString();
+	}
+
+}

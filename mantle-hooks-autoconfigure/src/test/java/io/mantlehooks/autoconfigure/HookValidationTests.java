@@ -1,0 +1,647 @@
+package io.mantlehooks.autoconfigure;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.HookRejection;
+import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModelResponsePayload;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.RetryModel;
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.annotation.ModifyIncomingMessage;
+import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.annotation.ModifyModelResponse;
+import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.annotation.ModifyToolCall;
+import io.mantlehooks.annotation.OnModelRequest;
+import io.mantlehooks.annotation.OnOutgoingText;
+import io.mantlehooks.runtime.HookDefinitionException;
+import io.mantlehooks.runtime.HookMethod;
+import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.runtime.HookRunner;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.publisher.Mono;
+
+import org.springframework.aop.framework.autoproxy.BeanNameAutoProxyCreator;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Startup discovery and validation of hook methods, as a user sees it: the context starts
+ * with valid hooks and fails with a specific, actionable report otherwise.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class HookValidationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class));
+
+	@Test
+	void validHooksAreDiscoveredAndSummarizedPerPoint(CapturedOutput output) {
+		this.contextRunner.withUserConfiguration(ValidHooksConfiguration.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			HookRegistry registry = context.getBean(HookRegistry.class);
+			assertThat(registry.modifier(HookPoint.MODEL_REQUEST)).extracting(HookMethod::name)
+				.isEqualTo("validHooks.cool");
+			assertThat(registry.observers(HookPoint.MODEL_REQUEST)).extracting(HookMethod::name)
+				.containsExactly("validHooks.watch");
+			assertThat(registry.modifier(HookPoint.MODEL_RESPONSE)).extracting(HookMethod::name)
+				.isEqualTo("validHooks.retryUngrounded");
+			assertThat(registry.modifier(HookPoint.OUTGOING_TEXT)).extracting(HookMethod::name)
+				.isEqualTo("validHooks.trimAsync");
+			assertThat(registry.observers(HookPoint.OUTGOING_TEXT)).extracting(HookMethod::name)
+				.containsExactly("validHooks.watchReactive");
+			assertThat(registry.hasHooks(HookPoint.TOOL_RESULT)).isFalse();
+		});
+		assertThat(output).contains("Hook point model-request: modify hook 'validHooks.cool', 1 observer")
+			.contains("Hook point model-response: modify hook 'validHooks.retryUngrounded', 0 observers")
+			.contains("Hook point outgoing-text: modify hook 'validHooks.trimAsync', 1 observer")
+			.doesNotContain("Hook point tool-result");
+	}
+
+	@Test
+	void secondModifyHookOnSamePointFailsStartupNamingBothMethods() {
+		this.contextRunner.withUserConfiguration(ValidHooksConfiguration.class, SecondModifierConfiguration.class)
+			.run((context) -> {
+				HookDefinitionException failure = startupFailure(context);
+				assertThat(failure.getMessage()).contains("Point model-request has 2 modify hooks")
+					.contains("@ModifyModelRequest method 'validHooks.cool'")
+					.contains("@ModifyModelRequest method 'secondModifier.alsoCool'");
+				FailureAnalysis analysis = analyze(failure);
+				assertThat(analysis.getDescription()).contains("validHooks.cool").contains("secondModifier.alsoCool");
+				assertThat(analysis.getAction()).contains("Keep one @ModifyModelRequest method")
+					.contains("@OnModelRequest");
+			});
+	}
+
+	@Test
+	void twoHookAnnotationsOnOneMethodFailStartup() {
+		this.contextRunner.withUserConfiguration(TwoAnnotationsConfiguration.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getMessage()).contains("Method 'twoAnnotations.both'")
+				.contains("has 2 hook annotations (@ModifyModelRequest, @OnModelRequest)");
+			assertThat(analyze(failure).getAction()).contains("Keep one hook annotation on the method");
+		});
+	}
+
+	@Test
+	void hookWithoutParameterFailsStartup() {
+		this.contextRunner.withUserConfiguration(NoParameterConfiguration.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getMessage())
+				.contains("@OnOutgoingText method 'noParameter.watch' (" + NoParameterHooks.class.getName() + ".watch)")
+				.contains("must take exactly one parameter of type OutgoingTextPayload, but takes ()");
+			assertThat(analyze(failure).getAction()).contains("'void watch(OutgoingTextPayload payload)'");
+		});
+	}
+
+	@Test
+	void hookWithWrongParameterTypeFailsStartup() {
+		this.contextRunner.withUserConfiguration(WrongParameterConfiguration.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getMessage()).contains("@ModifyModelRequest method 'wrongParameter.cool'")
+				.contains(
+						"must take exactly one parameter of type ModelRequestPayload, but takes (ModelResponsePayload)");
+		});
+	}
+
+	@Test
+	void hookWithTwoParametersFailsStartup() {
+		this.contextRunner.withUserConfiguration(TwoParametersConfiguration.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getMessage()).contains("but takes (OutgoingTextPayload, String)");
+		});
+	}
+
+	@Test
+	void hooksWithWrongReturnTypesFailStartupListingEachProblem() {
+		this.contextRunner.withUserConfiguration(WrongReturnTypesConfiguration.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getProblems()).hasSize(4);
+			assertThat(failure.getMessage())
+				.contains("@ModifyModelRequest method 'wrongReturns.returnsNothing' ("
+						+ WrongReturnTypesHooks.class.getName()
+						+ ".returnsNothing) returns void, but a modify hook must return ModelRequestPayload, "
+						+ "CompletionStage<ModelRequestPayload> or Mono<ModelRequestPayload>")
+				.contains("'wrongReturns.returnsString' (" + WrongReturnTypesHooks.class.getName()
+						+ ".returnsString) returns java.lang.String, but an observe hook must return void, "
+						+ "CompletionStage<Void> or Mono<Void>")
+				.contains("returns java.util.concurrent.CompletionStage<java.lang.String>")
+				.contains("returns reactor.core.publisher.Mono<io.mantlehooks.OutgoingTextPayload>");
+			assertThat(analyze(failure).getAction()).contains("Return the payload, rewritten with its with... methods")
+				.contains("Make the method return void");
+		});
+	}
+
+	@Test
+	void declaredSignalAtPointThatDoesNotSupportItFailsStartup() {
+		this.contextRunner.withUserConfiguration(DeclaredSignalConfiguration.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getMessage()).contains("@ModifyModelRequest method 'declaredSignal.cool'")
+				.contains(
+						"throws RetryModel (declared in its throws clause), but model-request hooks support no control signal");
+			assertThat(analyze(failure).getAction())
+				.contains("RetryModel is allowed only in @ModifyModelResponse and @ModifyToolCall");
+		});
+	}
+
+	@Test
+	void retryModelConstructedInModifyModelRequestFailsStartup() {
+		this.contextRunner.withUserConfiguration(ThrownRetryInRequestConfiguration.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getProblems()).singleElement()
+				.satisfies((problem) -> assertThat(problem.description())
+					.isEqualTo("@ModifyModelRequest method 'thrownRetry.cool' ("
+							+ ThrownRetryInRequestHooks.class.getName()
+							+ ".cool) throws RetryModel (constructed in its body), but model-request hooks support no control signal."));
+		});
+	}
+
+	@Test
+	void retryModelConstructedInModifyModelResponseIsAccepted() {
+		this.contextRunner.withUserConfiguration(ValidHooksConfiguration.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void signalConstructedInsideLambdaOfHookFailsStartup() {
+		this.contextRunner.withUserConfiguration(LambdaSignalConfiguration.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getMessage()).contains("@ModifyToolCall method 'lambdaSignal.guard'")
+				.contains(
+						"throws HookRejection (constructed in its body), but tool-call hooks support only RetryModel");
+		});
+	}
+
+	@Test
+	void anySignalInObserveHookFailsStartup() {
+		this.contextRunner.withUserConfiguration(ObserverSignalConfiguration.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getMessage()).contains("@OnOutgoingText method 'observerSignal.watch'")
+				.contains(
+						"throws HookRejection (constructed in its body), but observe hooks support no control signal");
+		});
+	}
+
+	@Test
+	void hookRejectionIsAcceptedWhereThePointSupportsIt() {
+		this.contextRunner.withUserConfiguration(RejectionHooksConfiguration.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void nonPositiveAnnotationTimeoutFailsStartup() {
+		this.contextRunner.withUserConfiguration(ZeroTimeoutConfiguration.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getMessage()).contains("@OnOutgoingText method 'zeroTimeout.watch'")
+				.contains("declares timeoutMs = 0, but a timeout must be positive");
+		});
+	}
+
+	@Test
+	void composedAnnotationIsDiscovered() {
+		this.contextRunner.withUserConfiguration(ComposedAnnotationConfiguration.class).run((context) -> {
+			HookMethod modifier = context.getBean(HookRegistry.class).modifier(HookPoint.MODEL_REQUEST);
+			assertThat(modifier).isNotNull();
+			assertThat(modifier.name()).isEqualTo("composedHooks.cool");
+			assertThat(modifier.timeout()).hasMillis(1234);
+		});
+	}
+
+	@Test
+	void hookOnProxiedBeanIsInvokedThroughTheProxy() {
+		this.contextRunner.withUserConfiguration(ProxiedHooksConfiguration.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			HookRunner runner = context.getBean(HookRunner.class);
+			OutgoingTextPayload payload = new OutgoingTextPayload("hi", false, "u1", null, null);
+			assertThat(runner.modify(HookPoint.OUTGOING_TEXT, payload))
+				.isEqualTo(new io.mantlehooks.runtime.ModifyResult.Proceed<>(payload.withText("HI")));
+			assertThat(context.getBean("invocations", AtomicInteger.class)).hasValue(1);
+		});
+	}
+
+	@Test
+	void disabledHooksAreNeitherDiscoveredNorValidated() {
+		this.contextRunner.withPropertyValues("mantle.hooks.enabled=false")
+			.withUserConfiguration(TwoAnnotationsConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(HookRunner.class).doesNotHaveBean(HookRegistry.class);
+			});
+	}
+
+	@Test
+	void problemsOfSeveralBeansAreReportedTogether() {
+		this.contextRunner.withUserConfiguration(NoParameterConfiguration.class, DeclaredSignalConfiguration.class)
+			.run((context) -> {
+				HookDefinitionException failure = startupFailure(context);
+				assertThat(failure.getProblems()).hasSize(2);
+				assertThat(failure.getMessage()).startsWith("Invalid mantle-hooks definitions:\n - ");
+			});
+	}
+
+	static HookDefinitionException startupFailure(AssertableApplicationContext context) {
+		assertThat(context).hasFailed();
+		Throwable failure = context.getStartupFailure();
+		while (failure != null && !(failure instanceof HookDefinitionException)) {
+			failure = failure.getCause();
+		}
+		assertThat(failure).as("startup failure caused by HookDefinitionException").isNotNull();
+		return (HookDefinitionException) failure;
+	}
+
+	static FailureAnalysis analyze(HookDefinitionException failure) {
+		FailureAnalysis analysis = new HookDefinitionFailureAnalyzer().analyze(failure);
+		assertThat(analysis).isNotNull();
+		assertThat(analysis.getDescription()).startsWith("mantle-hooks found problems");
+		return analysis;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ValidHooksConfiguration {
+
+		@Bean
+		ValidHooks validHooks() {
+			return new ValidHooks();
+		}
+
+	}
+
+	static class ValidHooks {
+
+		@ModifyModelRequest
+		ModelRequestPayload cool(ModelRequestPayload request) {
+			return request.withModelSettings(request.modelSettings().withTemperature(0.2));
+		}
+
+		@OnModelRequest
+		void watch(ModelRequestPayload request) {
+		}
+
+		@ModifyModelResponse
+		ModelResponsePayload retryUngrounded(ModelResponsePayload response) {
+			if (response.text() == null) {
+				throw new RetryModel("Answer in text.");
+			}
+			return response;
+		}
+
+		@ModifyOutgoingText
+		CompletionStage<OutgoingTextPayload> trimAsync(OutgoingTextPayload text) {
+			return CompletableFuture.completedFuture(text.withText(text.text().trim()));
+		}
+
+		@OnOutgoingText
+		Mono<Void> watchReactive(OutgoingTextPayload text) {
+			return Mono.empty();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SecondModifierConfiguration {
+
+		@Bean
+		SecondModifier secondModifier() {
+			return new SecondModifier();
+		}
+
+	}
+
+	static class SecondModifier {
+
+		@ModifyModelRequest
+		ModelRequestPayload alsoCool(ModelRequestPayload request) {
+			return request;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoAnnotationsConfiguration {
+
+		@Bean
+		TwoAnnotations twoAnnotations() {
+			return new TwoAnnotations();
+		}
+
+	}
+
+	static class TwoAnnotations {
+
+		@ModifyModelRequest
+		@OnModelRequest
+		ModelRequestPayload both(ModelRequestPayload request) {
+			return request;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NoParameterConfiguration {
+
+		@Bean
+		NoParameterHooks noParameter() {
+			return new NoParameterHooks();
+		}
+
+	}
+
+	static class NoParameterHooks {
+
+		@OnOutgoingText
+		void watch() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class WrongParameterConfiguration {
+
+		@Bean
+		WrongParameterHooks wrongParameter() {
+			return new WrongParameterHooks();
+		}
+
+	}
+
+	static class WrongParameterHooks {
+
+		@ModifyModelRequest
+		ModelResponsePayload cool(ModelResponsePayload response) {
+			return response;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoParametersConfiguration {
+
+		@Bean
+		TwoParametersHooks twoParameters() {
+			return new TwoParametersHooks();
+		}
+
+	}
+
+	static class TwoParametersHooks {
+
+		@OnOutgoingText
+		void watch(OutgoingTextPayload text, String extra) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class WrongReturnTypesConfiguration {
+
+		@Bean
+		WrongReturnTypesHooks wrongReturns() {
+			return new WrongReturnTypesHooks();
+		}
+
+	}
+
+	static class WrongReturnTypesHooks {
+
+		@ModifyModelRequest
+		void returnsNothing(ModelRequestPayload request) {
+		}
+
+		@OnOutgoingText
+		String returnsString(OutgoingTextPayload text) {
+			return text.text();
+		}
+
+		@ModifyIncomingMessage
+		CompletionStage<String> returnsStageOfString(IncomingMessagePayload message) {
+			return CompletableFuture.completedFuture(message.text());
+		}
+
+		@OnModelRequest
+		Mono<OutgoingTextPayload> returnsMonoOfPayload(ModelRequestPayload request) {
+			return Mono.empty();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class DeclaredSignalConfiguration {
+
+		@Bean
+		DeclaredSignalHooks declaredSignal() {
+			return new DeclaredSignalHooks();
+		}
+
+	}
+
+	static class DeclaredSignalHooks {
+
+		@ModifyModelRequest
+		ModelRequestPayload cool(ModelRequestPayload request) throws RetryModel {
+			return request;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ThrownRetryInRequestConfiguration {
+
+		@Bean
+		ThrownRetryInRequestHooks thrownRetry() {
+			return new ThrownRetryInRequestHooks();
+		}
+
+	}
+
+	static class ThrownRetryInRequestHooks {
+
+		@ModifyModelRequest
+		ModelRequestPayload cool(ModelRequestPayload request) {
+			if (request.messages().isEmpty()) {
+				throw new RetryModel("Say something.");
+			}
+			return request;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LambdaSignalConfiguration {
+
+		@Bean
+		LambdaSignalHooks lambdaSignal() {
+			return new LambdaSignalHooks();
+		}
+
+	}
+
+	static class LambdaSignalHooks {
+
+		@ModifyToolCall
+		CompletionStage<ToolCallPayload> guard(ToolCallPayload call) {
+			return CompletableFuture.supplyAsync(() -> {
+				if (call.toolName().isEmpty()) {
+					throw new HookRejection("no tool");
+				}
+				return call;
+			});
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ObserverSignalConfiguration {
+
+		@Bean
+		ObserverSignalHooks observerSignal() {
+			return new ObserverSignalHooks();
+		}
+
+	}
+
+	static class ObserverSignalHooks {
+
+		@OnOutgoingText
+		void watch(OutgoingTextPayload text) {
+			if (text.text().contains("secret")) {
+				throw new HookRejection("secret");
+			}
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class RejectionHooksConfiguration {
+
+		@Bean
+		RejectionHooks rejectionHooks() {
+			return new RejectionHooks();
+		}
+
+	}
+
+	static class RejectionHooks {
+
+		@ModifyIncomingMessage
+		IncomingMessagePayload dropSpam(IncomingMessagePayload message) throws HookRejection {
+			if (message.text().contains("spam")) {
+				throw new HookRejection("spam detected", "utter_spam_rejected");
+			}
+			return message;
+		}
+
+		@ModifyOutgoingText
+		OutgoingTextPayload dropLeaks(OutgoingTextPayload text) {
+			if (text.text().contains("password")) {
+				throw new HookRejection("leak");
+			}
+			return text;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ZeroTimeoutConfiguration {
+
+		@Bean
+		ZeroTimeoutHooks zeroTimeout() {
+			return new ZeroTimeoutHooks();
+		}
+
+	}
+
+	static class ZeroTimeoutHooks {
+
+		@OnOutgoingText(timeoutMs = 0)
+		void watch(OutgoingTextPayload text) {
+		}
+
+	}
+
+	@Target(ElementType.METHOD)
+	@Retention(RetentionPolicy.RUNTIME)
+	@ModifyModelRequest(timeoutMs = 1234)
+	@interface CoolingHook {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ComposedAnnotationConfiguration {
+
+		@Bean
+		ComposedHooks composedHooks() {
+			return new ComposedHooks();
+		}
+
+	}
+
+	static class ComposedHooks {
+
+		@CoolingHook
+		ModelRequestPayload cool(ModelRequestPayload request) {
+			return request;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ProxiedHooksConfiguration {
+
+		@Bean
+		AtomicInteger invocations() {
+			return new AtomicInteger();
+		}
+
+		@Bean
+		MethodInterceptor countingInterceptor(AtomicInteger invocations) {
+			return (invocation) -> {
+				invocations.incrementAndGet();
+				return invocation.proceed();
+			};
+		}
+
+		@Bean
+		static BeanNameAutoProxyCreator proxyCreator() {
+			BeanNameAutoProxyCreator creator = new BeanNameAutoProxyCreator();
+			creator.setBeanNames("proxiedHooks");
+			creator.setInterceptorNames("countingInterceptor");
+			creator.setProxyTargetClass(true);
+			return creator;
+		}
+
+		@Bean
+		ProxiedHooks proxiedHooks() {
+			return new ProxiedHooks();
+		}
+
+	}
+
+	static class ProxiedHooks {
+
+		@ModifyOutgoingText
+		public OutgoingTextPayload shout(OutgoingTextPayload text) {
+			return text.withText(text.text().toUpperCase());
+		}
+
+	}
+
+}

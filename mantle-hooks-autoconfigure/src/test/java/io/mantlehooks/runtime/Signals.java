@@ -1,0 +1,24 @@
+package io.mantlehooks.runtime;
+
+import io.mantlehooks.HookRejection;
+import io.mantlehooks.RetryModel;
+
+/**
+ * Builds signals outside a hook's own bytecode, so a test hook can raise a signal its
+ * point does not support without failing startup: the runtime backstop is then what
+ * handles it.
+ */
+final class Signals {
+
+	private Signals() {
+	}
+
+	static RetryModel retry(String feedback) {
+		return new RetryModel(feedback);
+	}
+
+	static HookRejection rejection(String reason) {
+		return new HookRejection(reason);
+	}
+
+}

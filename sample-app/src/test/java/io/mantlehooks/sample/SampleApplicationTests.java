@@ -1,0 +1,23 @@
+package io.mantlehooks.sample;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@ExtendWith(OutputCaptureExtension.class)
+class SampleApplicationTests {
+
+	@Test
+	void demoConversationMasksCardNumbersBeforeTheModelSeesThem(CapturedOutput output) {
+		SampleApplication.main(new String[0]);
+		assertThat(output).contains("bot > You said: Hello!")
+			.contains("bot > You said: My card is [card number], is it blocked?")
+			.doesNotContain("You said: My card is 4111")
+			.contains("Hook point incoming-message: modify hook 'supportHooks.maskCardNumbers', 1 observer");
+	}
+
+}
