@@ -92,10 +92,13 @@ public class MantleHooksProperties {
 		private Map<HookPoint, Duration> point = new EnumMap<>(HookPoint.class);
 
 		/**
-		 * Timeout per hook, keyed by "beanName.methodName"; wins over the annotation's
-		 * timeoutMs and every default.
+		 * Timeout per hook (a duration such as 2s or 750ms), keyed by
+		 * "beanName.methodName"; wins over the annotation's timeoutMs and every default.
 		 */
-		private Map<String, Duration> hook = new LinkedHashMap<>();
+		// String values: Boot binds dotted keys of a Map<String, String> without
+		// brackets,
+		// which a Map<String, Duration> would not
+		private Map<String, String> hook = new LinkedHashMap<>();
 
 		public Duration getObserve() {
 			return this.observe;
@@ -121,11 +124,11 @@ public class MantleHooksProperties {
 			this.point = point;
 		}
 
-		public Map<String, Duration> getHook() {
+		public Map<String, String> getHook() {
 			return this.hook;
 		}
 
-		public void setHook(Map<String, Duration> hook) {
+		public void setHook(Map<String, String> hook) {
 			this.hook = hook;
 		}
 

@@ -1,6 +1,7 @@
 package io.mantlehooks.runtime;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,6 +12,7 @@ import java.util.Set;
 import io.mantlehooks.HookPoint;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.util.Assert;
 
 /**
@@ -31,15 +33,19 @@ public final class HookTimeouts {
 
 	private final Map<String, String> perHookKeys;
 
+	private final Map<String, String> unparsable;
+
 	/**
 	 * Create the resolver.
 	 * @param observe the observe lane default
 	 * @param modify the modify lane default
 	 * @param perPoint modify defaults per point
-	 * @param perHook timeouts per hook, keyed {@code beanName.methodName}
+	 * @param perHook timeouts per hook, keyed {@code beanName.methodName}, in Spring
+	 * Boot's duration formats ({@code 2s}, {@code 750ms}, {@code PT2S}, or plain
+	 * milliseconds)
 	 */
 	public HookTimeouts(Duration observe, Duration modify, Map<HookPoint, Duration> perPoint,
-			Map<String, Duration> perHook) {
+			Map<String, String> perHook) {
 		Assert.notNull(observe, "'observe' must not be null");
 		Assert.notNull(modify, "'modify' must not be null");
 		this.observe = observe;
@@ -47,9 +53,16 @@ public final class HookTimeouts {
 		this.perPoint = perPoint.isEmpty() ? Map.of() : new EnumMap<>(perPoint);
 		this.perHook = new LinkedHashMap<>();
 		this.perHookKeys = new LinkedHashMap<>();
-		perHook.forEach((key, timeout) -> {
-			this.perHook.put(normalize(key), timeout);
-			this.perHookKeys.put(normalize(key), key);
+		this.unparsable = new LinkedHashMap<>();
+		perHook.forEach((key, value) -> {
+			String normalized = normalize(key);
+			this.perHookKeys.put(normalized, key);
+			try {
+				this.perHook.put(normalized, DurationStyle.detectAndParse(value.trim()));
+			}
+			catch (IllegalArgumentException ex) {
+				this.unparsable.put(key, value);
+			}
 		});
 	}
 
@@ -64,14 +77,20 @@ public final class HookTimeouts {
 		all.put(prefix + ".modify", this.modify);
 		this.perPoint.forEach((point, timeout) -> all.put(prefix + ".point." + point.configName(), timeout));
 		this.perHook.forEach((key, timeout) -> all.put(prefix + ".hook[" + this.perHookKeys.get(key) + "]", timeout));
-		return all.entrySet()
+		List<HookProblem> problems = new ArrayList<>();
+		this.unparsable.forEach((key,
+				value) -> problems.add(new HookProblem(
+						"Property '" + prefix + ".hook[" + key + "]' is '" + value + "', which is not a duration.",
+						"Set '" + prefix + ".hook[" + key + "]' to a duration such as 2s or 750ms.")));
+		all.entrySet()
 			.stream()
 			.filter((entry) -> entry.getValue() == null || entry.getValue().isNegative() || entry.getValue().isZero())
 			.map((entry) -> new HookProblem(
 					"Property '" + entry.getKey() + "' is " + entry.getValue()
 							+ ", but a hook timeout must be positive.",
 					"Set '" + entry.getKey() + "' to a positive duration such as 500ms, or remove it."))
-			.toList();
+			.forEach(problems::add);
+		return problems;
 	}
 
 	/**

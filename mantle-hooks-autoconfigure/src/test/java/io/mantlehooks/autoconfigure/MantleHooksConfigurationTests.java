@@ -1,0 +1,224 @@
+package io.mantlehooks.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import com.jayway.jsonpath.JsonPath;
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModelResponsePayload;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.annotation.ModifyModelResponse;
+import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.annotation.OnModelRequest;
+import io.mantlehooks.annotation.OnOutgoingText;
+import io.mantlehooks.runtime.HookDefinitionException;
+import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.runtime.HookRunner;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Configuration keys as a user writes them in {@code application.yml}: timeouts and their
+ * precedence, limits, the executor, and the metadata IDEs read.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class MantleHooksConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class))
+		.withBean("timedHooks", TimedHooks.class);
+
+	@Test
+	void laneDefaultsApplyWithoutOtherConfiguration() {
+		this.contextRunner.run((context) -> {
+			HookRegistry registry = context.getBean(HookRegistry.class);
+			assertThat(registry.modifier(HookPoint.OUTGOING_TEXT).timeout()).isEqualTo(Duration.ofMillis(500));
+			assertThat(registry.observers(HookPoint.OUTGOING_TEXT).get(0).timeout()).isEqualTo(Duration.ofMillis(100));
+		});
+	}
+
+	@Test
+	void laneDefaultsAreConfigurable() {
+		this.contextRunner.withPropertyValues("mantle.hooks.timeouts.observe=150ms", "mantle.hooks.timeouts.modify=2s")
+			.run((context) -> {
+				HookRegistry registry = context.getBean(HookRegistry.class);
+				assertThat(registry.modifier(HookPoint.OUTGOING_TEXT).timeout()).isEqualTo(Duration.ofSeconds(2));
+				assertThat(registry.observers(HookPoint.OUTGOING_TEXT).get(0).timeout())
+					.isEqualTo(Duration.ofMillis(150));
+			});
+	}
+
+	@Test
+	void pointTimeoutBeatsTheLaneDefaultForModifyHooksOnly() {
+		this.contextRunner
+			.withPropertyValues("mantle.hooks.timeouts.point.outgoing-text=3s",
+					"mantle.hooks.timeouts.point.model-request=3s")
+			.run((context) -> {
+				HookRegistry registry = context.getBean(HookRegistry.class);
+				assertThat(registry.modifier(HookPoint.OUTGOING_TEXT).timeout()).isEqualTo(Duration.ofSeconds(3));
+				assertThat(registry.observers(HookPoint.OUTGOING_TEXT).get(0).timeout())
+					.isEqualTo(Duration.ofMillis(100));
+				assertThat(registry.observers(HookPoint.MODEL_REQUEST).get(0).timeout()).as("annotation on an observer")
+					.isEqualTo(Duration.ofMillis(250));
+			});
+	}
+
+	@Test
+	void annotationTimeoutBeatsThePointTimeout() {
+		this.contextRunner.withPropertyValues("mantle.hooks.timeouts.point.model-request=3s").run((context) -> {
+			HookRegistry registry = context.getBean(HookRegistry.class);
+			assertThat(registry.modifier(HookPoint.MODEL_REQUEST).timeout()).isEqualTo(Duration.ofMillis(700));
+		});
+	}
+
+	@Test
+	void hookTimeoutBeatsEverythingInBracketedForm() {
+		this.contextRunner
+			.withPropertyValues("mantle.hooks.timeouts.point.model-request=3s",
+					"mantle.hooks.timeouts.hook[timedHooks.cool]=4s", "mantle.hooks.timeouts.hook[timedHooks.watch]=5s")
+			.run((context) -> {
+				HookRegistry registry = context.getBean(HookRegistry.class);
+				assertThat(registry.modifier(HookPoint.MODEL_REQUEST).timeout()).isEqualTo(Duration.ofSeconds(4));
+				assertThat(registry.observers(HookPoint.MODEL_REQUEST).get(0).timeout())
+					.isEqualTo(Duration.ofSeconds(5));
+			});
+	}
+
+	@Test
+	void hookTimeoutWorksInUnbracketedForm() {
+		this.contextRunner.withPropertyValues("mantle.hooks.timeouts.hook.timedHooks.cool=4s").run((context) -> {
+			HookRegistry registry = context.getBean(HookRegistry.class);
+			assertThat(registry.modifier(HookPoint.MODEL_REQUEST).timeout()).isEqualTo(Duration.ofSeconds(4));
+		});
+	}
+
+	@Test
+	void unparsableHookTimeoutFailsStartup() {
+		this.contextRunner.withPropertyValues("mantle.hooks.timeouts.hook.timedHooks.cool=soon").run((context) -> {
+			HookDefinitionException failure = HookValidationTests.startupFailure(context);
+			assertThat(failure.getMessage())
+				.contains("Property 'mantle.hooks.timeouts.hook[timedHooks.cool]' is 'soon', which is not a duration.");
+		});
+	}
+
+	@Test
+	void hookTimeoutForUnknownHookIsReported(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("mantle.hooks.timeouts.hook[timedHooks.missing]=4s")
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).contains("mantle.hooks.timeouts.hook has entries for hooks that do not exist: "
+				+ "[timedHooks.missing]; known hooks are [");
+	}
+
+	@Test
+	void unknownPointFailsStartup() {
+		this.contextRunner.withPropertyValues("mantle.hooks.timeouts.point.model-requets=3s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("model-requets");
+		});
+	}
+
+	@Test
+	void nonPositiveTimeoutsFailStartup() {
+		this.contextRunner
+			.withPropertyValues("mantle.hooks.timeouts.modify=0s", "mantle.hooks.timeouts.point.model-request=-1s")
+			.run((context) -> {
+				HookDefinitionException failure = HookValidationTests.startupFailure(context);
+				assertThat(failure.getProblems()).hasSize(2);
+				assertThat(failure.getMessage())
+					.contains("Property 'mantle.hooks.timeouts.modify' is PT0S, but a hook timeout must be positive.")
+					.contains("Property 'mantle.hooks.timeouts.point.model-request' is PT-1S");
+			});
+	}
+
+	@Test
+	void nonPositiveLimitsFailStartup() {
+		this.contextRunner
+			.withPropertyValues("mantle.hooks.observers.max-concurrent=0", "mantle.hooks.max-iterations=0")
+			.run((context) -> {
+				HookDefinitionException failure = HookValidationTests.startupFailure(context);
+				assertThat(failure.getMessage())
+					.contains("Property 'mantle.hooks.observers.max-concurrent' is 0, but it must be at least 1.")
+					.contains("Property 'mantle.hooks.max-iterations' is 0, but it must be at least 1.");
+			});
+	}
+
+	@Test
+	void hookExecutorUsesPlatformThreadsByDefault() {
+		this.contextRunner.run((context) -> assertThat(context.getBean("mantleHookExecutor"))
+			.isInstanceOf(ThreadPoolTaskExecutor.class));
+	}
+
+	@Test
+	void userDefinedHookExecutorIsUsed() {
+		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("custom-");
+		this.contextRunner.withBean("mantleHookExecutor", AsyncTaskExecutor.class, () -> executor).run((context) -> {
+			assertThat(context.getBean("mantleHookExecutor")).isSameAs(executor);
+			assertThat(context).hasSingleBean(HookRunner.class);
+		});
+	}
+
+	@Test
+	void metadataDescribesEveryKey() throws IOException {
+		String json;
+		try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+			assertThat(in).isNotNull();
+			json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		List<String> observe = JsonPath.read(json,
+				"$.properties[?(@.name == 'mantle.hooks.timeouts.observe')].description");
+		assertThat(observe).containsExactly("Default timeout of each observe hook invocation.");
+		List<Object> observeDefault = JsonPath.read(json,
+				"$.properties[?(@.name == 'mantle.hooks.timeouts.observe')].defaultValue");
+		assertThat(observeDefault).containsExactly("100ms");
+		List<String> names = JsonPath.read(json, "$.properties[*].name");
+		assertThat(names).containsExactlyInAnyOrder("mantle.hooks.enabled", "mantle.hooks.max-iterations",
+				"mantle.hooks.responses", "mantle.hooks.timeouts.observe", "mantle.hooks.timeouts.modify",
+				"mantle.hooks.timeouts.point", "mantle.hooks.timeouts.hook", "mantle.hooks.observers.max-concurrent");
+		List<String> descriptions = JsonPath.read(json, "$.properties[*].description");
+		assertThat(descriptions).hasSize(names.size())
+			.allSatisfy((description) -> assertThat(description).isNotBlank());
+	}
+
+	static class TimedHooks {
+
+		@ModifyModelRequest(timeoutMs = 700)
+		ModelRequestPayload cool(ModelRequestPayload request) {
+			return request;
+		}
+
+		@OnModelRequest(timeoutMs = 250)
+		void watch(ModelRequestPayload request) {
+		}
+
+		@ModifyModelResponse
+		ModelResponsePayload keep(ModelResponsePayload response) {
+			return response;
+		}
+
+		@ModifyOutgoingText
+		OutgoingTextPayload trim(OutgoingTextPayload text) {
+			return text;
+		}
+
+		@OnOutgoingText
+		void audit(OutgoingTextPayload text) {
+		}
+
+	}
+
+}

@@ -1,0 +1,590 @@
+package io.mantlehooks.runtime;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.mantlehooks.Channel;
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.HookRejection;
+import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.KnowledgeQueryPayload;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModelResponsePayload;
+import io.mantlehooks.ModelSettings;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.RetryModel;
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.annotation.ModifyIncomingMessage;
+import io.mantlehooks.annotation.ModifyKnowledgeQuery;
+import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.annotation.ModifyModelResponse;
+import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.annotation.ModifyToolCall;
+import io.mantlehooks.annotation.ModifyToolResult;
+import io.mantlehooks.annotation.OnModelRequest;
+import io.mantlehooks.annotation.OnOutgoingText;
+import io.mantlehooks.annotation.OnToolCall;
+import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.MDC;
+import reactor.core.publisher.Mono;
+
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The hook runner as a caller sees it: which payload to continue with, which signal,
+ * which failure and fail policy, and what observers can and cannot do.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class HookRunnerTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(10);
+
+	private static final Map<String, Object> CALL = Map.of("callId", "c-1");
+
+	private static final Channel CHANNEL = new Channel("rest", Map.of("client", "web"));
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class));
+
+	@Test
+	void modifyRewritesMutableFieldsAndRestoresIdentity() {
+		this.contextRunner.withBean("identityThief", IdentityThief.class).run((context) -> {
+			HookRunner runner = context.getBean(HookRunner.class);
+			IncomingMessagePayload input = incoming("hello");
+			ModifyResult<IncomingMessagePayload> result = runner.modify(HookPoint.INCOMING_MESSAGE, input);
+			assertThat(result).isEqualTo(
+					new ModifyResult.Proceed<>(new IncomingMessagePayload("HELLO", "m-1", "user-42", CALL, CHANNEL)));
+		});
+	}
+
+	@Test
+	void modifyWithoutModifierProceedsWithTheSamePayloadAndNoThreadHop() {
+		this.contextRunner.withUserConfiguration(CountingExecutorConfiguration.class).run((context) -> {
+			HookRunner runner = context.getBean(HookRunner.class);
+			IncomingMessagePayload input = incoming("hello");
+			ModifyResult<IncomingMessagePayload> result = runner.modify(HookPoint.INCOMING_MESSAGE, input);
+			runner.observe(HookPoint.INCOMING_MESSAGE, input);
+			assertThat(result).isInstanceOfSatisfying(ModifyResult.Proceed.class,
+					(proceed) -> assertThat(proceed.payload()).isSameAs(input));
+			assertThat(context.getBean(CountingExecutorConfiguration.class).tasks).hasValue(0);
+		});
+	}
+
+	@Test
+	void crashAtFailClosedPointIsReportedWithClosedPolicy(CapturedOutput output) {
+		this.contextRunner.withBean("crashingRequestHook", CrashingRequestHook.class).run((context) -> {
+			ModifyResult<ModelRequestPayload> result = context.getBean(HookRunner.class)
+				.modify(HookPoint.MODEL_REQUEST, request());
+			assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class, (failed) -> {
+				assertThat(failed.policy()).isEqualTo(HookPoint.FailPolicy.CLOSED);
+				assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.CRASH);
+				assertThat(failed.failure().hookName()).isEqualTo("crashingRequestHook.cool");
+				assertThat(failed.failure().cause()).hasMessage("model settings store unavailable");
+			});
+		});
+		assertThat(output).containsOnlyOnce(
+				"Modify hook 'crashingRequestHook.cool' at point model-request failed; applying the fail policy CLOSED");
+	}
+
+	@Test
+	void crashAtFailOpenPointIsReportedWithOpenPolicy() {
+		this.contextRunner.withBean("crashingResponseHook", CrashingResponseHook.class).run((context) -> {
+			ModifyResult<ModelResponsePayload> result = context.getBean(HookRunner.class)
+				.modify(HookPoint.MODEL_RESPONSE, response("hi"));
+			assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class,
+					(failed) -> assertThat(failed.policy()).isEqualTo(HookPoint.FailPolicy.OPEN));
+		});
+	}
+
+	@Test
+	void timeoutIsReportedAndInterruptsTheHookThread(CapturedOutput output) {
+		this.contextRunner.withBean("slowToolResultHook", SlowToolResultHook.class).run((context) -> {
+			ModifyResult<ToolResultPayload> result = context.getBean(HookRunner.class)
+				.modify(HookPoint.TOOL_RESULT, toolResult("42"));
+			assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class, (failed) -> {
+				assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT);
+				assertThat(failed.policy()).isEqualTo(HookPoint.FailPolicy.OPEN);
+			});
+			assertThat(context.getBean(SlowToolResultHook.class).interrupted.await(WAIT.toSeconds(), TimeUnit.SECONDS))
+				.as("hook thread interrupted")
+				.isTrue();
+		});
+		assertThat(output)
+			.contains("Modify hook 'slowToolResultHook.redact' at point tool-result timed out after 100ms");
+	}
+
+	@Test
+	void nullReturnIsInvalid() {
+		this.contextRunner.withBean("nullOutgoingHook", NullOutgoingHook.class).run((context) -> {
+			ModifyResult<OutgoingTextPayload> result = context.getBean(HookRunner.class)
+				.modify(HookPoint.OUTGOING_TEXT, outgoing("hi"));
+			assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class,
+					(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.INVALID_RETURN));
+		});
+	}
+
+	@Test
+	void signalAtPointThatDoesNotSupportItIsDiscardedAndTheInputContinues(CapturedOutput output) {
+		this.contextRunner.withBean("wrongPointSignalHook", WrongPointSignalHook.class).run((context) -> {
+			ModelRequestPayload input = request();
+			ModifyResult<ModelRequestPayload> result = context.getBean(HookRunner.class)
+				.modify(HookPoint.MODEL_REQUEST, input);
+			assertThat(result).isEqualTo(new ModifyResult.Proceed<>(input));
+		});
+		assertThat(output).contains("Modify hook 'wrongPointSignalHook.cool' at point model-request raised RetryModel, "
+				+ "which model-request does not support; the signal is discarded");
+	}
+
+	@Test
+	void supportedSignalIsHandedToTheCaller() {
+		this.contextRunner.withBean("retryingResponseHook", RetryingResponseHook.class)
+			.withBean("rejectingIncomingHook", RejectingIncomingHook.class)
+			.run((context) -> {
+				HookRunner runner = context.getBean(HookRunner.class);
+				assertThat(runner.modify(HookPoint.MODEL_RESPONSE, response("ungrounded"))).isInstanceOfSatisfying(
+						ModifyResult.Signalled.class,
+						(signalled) -> assertThat(signalled.signal()).isInstanceOfSatisfying(RetryModel.class,
+								(retry) -> assertThat(retry.feedback()).isEqualTo("Cite a passage.")));
+				assertThat(runner.modify(HookPoint.INCOMING_MESSAGE, incoming("buy spam")))
+					.isInstanceOfSatisfying(ModifyResult.Signalled.class, (signalled) -> assertThat(signalled.signal())
+						.isInstanceOfSatisfying(HookRejection.class, (rejection) -> {
+							assertThat(rejection.reason()).isEqualTo("spam");
+							assertThat(rejection.responseMessage()).contains("utter_spam_rejected");
+						}));
+			});
+	}
+
+	@Test
+	void completionStageHookIsAwaited() {
+		this.contextRunner.withBean("asyncHooks", AsyncHooks.class).run((context) -> {
+			HookRunner runner = context.getBean(HookRunner.class);
+			assertThat(runner.modify(HookPoint.OUTGOING_TEXT, outgoing("  padded  ")))
+				.isEqualTo(new ModifyResult.Proceed<>(outgoing("padded")));
+			assertThat(runner.modify(HookPoint.TOOL_CALL, toolCall("delete_account"))).isInstanceOfSatisfying(
+					ModifyResult.Signalled.class,
+					(signalled) -> assertThat(signalled.signal()).isInstanceOf(RetryModel.class));
+		});
+	}
+
+	@Test
+	void monoHookIsAwaitedAndTimedOut() {
+		this.contextRunner.withBean("reactiveHooks", ReactiveHooks.class).run((context) -> {
+			HookRunner runner = context.getBean(HookRunner.class);
+			assertThat(runner.modify(HookPoint.KNOWLEDGE_QUERY, knowledgeQuery("1234")))
+				.isEqualTo(new ModifyResult.Proceed<>(knowledgeQuery("ticket 1234")));
+			assertThat(runner.modify(HookPoint.KNOWLEDGE_QUERY, knowledgeQuery("never"))).isInstanceOfSatisfying(
+					ModifyResult.Failed.class,
+					(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT));
+			assertThat(runner.modify(HookPoint.KNOWLEDGE_QUERY, knowledgeQuery("empty"))).isInstanceOfSatisfying(
+					ModifyResult.Failed.class,
+					(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.INVALID_RETURN));
+		});
+	}
+
+	@Test
+	void observeReturnsWithoutWaitingForObservers() {
+		this.contextRunner.withBean("blockingObserver", BlockingObserver.class)
+			.withPropertyValues("mantle.hooks.timeouts.observe=5s")
+			.run((context) -> {
+				BlockingObserver observer = context.getBean(BlockingObserver.class);
+				context.getBean(HookRunner.class).observe(HookPoint.OUTGOING_TEXT, outgoing("hi"));
+				// observe() has returned while the observer is still blocked on its latch
+				assertThat(observer.started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+				assertThat(observer.finished.getCount()).isOne();
+				observer.release.countDown();
+				assertThat(observer.finished.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+			});
+	}
+
+	@Test
+	void observerInvocationsBeyondTheLimitAreDroppedAndCounted() {
+		this.contextRunner.withBean("blockingObserver", BlockingObserver.class)
+			.withPropertyValues("mantle.hooks.timeouts.observe=5s", "mantle.hooks.observers.max-concurrent=2")
+			.run((context) -> {
+				HookRunner runner = context.getBean(HookRunner.class);
+				BlockingObserver observer = context.getBean(BlockingObserver.class);
+				for (int i = 0; i < 3; i++) {
+					runner.observe(HookPoint.OUTGOING_TEXT, outgoing("hi " + i));
+				}
+				assertThat(runner.getDroppedObserverInvocations()).isOne();
+				assertThat(runner.getObserversInFlight()).isEqualTo(2);
+				observer.release.countDown();
+				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
+				assertThat(observer.calls).hasValue(2);
+				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("after"));
+				await().atMost(WAIT).until(() -> observer.calls.get() == 3);
+				assertThat(runner.getDroppedObserverInvocations()).isOne();
+			});
+	}
+
+	@Test
+	void observerTimeoutInterruptsItAndReleasesItsSlot(CapturedOutput output) {
+		this.contextRunner.withBean("blockingObserver", BlockingObserver.class)
+			.withPropertyValues("mantle.hooks.timeouts.observe=100ms", "mantle.hooks.observers.max-concurrent=1")
+			.run((context) -> {
+				HookRunner runner = context.getBean(HookRunner.class);
+				BlockingObserver observer = context.getBean(BlockingObserver.class);
+				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("hi"));
+				assertThat(observer.interrupted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
+				assertThat(runner.getDroppedObserverInvocations()).isZero();
+			});
+		assertThat(output)
+			.containsOnlyOnce("Observe hook 'blockingObserver.watch' at point outgoing-text timed out after 100ms");
+	}
+
+	@Test
+	void observerCrashesAndSignalsAreLoggedOnceAndDiscarded(CapturedOutput output) {
+		this.contextRunner.withBean("failingObservers", FailingObservers.class).run((context) -> {
+			HookRunner runner = context.getBean(HookRunner.class);
+			ModelRequestPayload input = request();
+			runner.observe(HookPoint.MODEL_REQUEST, input);
+			runner.observe(HookPoint.TOOL_CALL, toolCall("lookup"));
+			await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
+			await().atMost(WAIT).until(() -> output.toString().contains("failingObservers.signal"));
+		});
+		assertThat(output).containsOnlyOnce("Observe hook 'failingObservers.crash' at point model-request failed")
+			.containsOnlyOnce("Observe hook 'failingObservers.signal' at point tool-call raised RetryModel, "
+					+ "but observe hooks support no control signal; discarded");
+	}
+
+	@Test
+	void observersCannotChangeWhatTheTurnHolds() {
+		this.contextRunner.withBean("mutatingObserver", MutatingObserver.class).run((context) -> {
+			HookRunner runner = context.getBean(HookRunner.class);
+			MutatingObserver observer = context.getBean(MutatingObserver.class);
+			UserMessage message = UserMessage.builder().text("hi").metadata(new HashMap<>(Map.of("k", "v"))).build();
+			ModelRequestPayload input = request().withMessages(List.of(message));
+			runner.observe(HookPoint.MODEL_REQUEST, input);
+			assertThat(observer.done.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+			assertThat(observer.mutatedCopy).hasValue(true);
+			assertThat(message.getMetadata()).containsEntry("k", "v").doesNotContainValue("tampered");
+			assertThat(input.messages()).containsExactly(message);
+		});
+	}
+
+	@Test
+	void observersNeverSeeToolCallMetadata() {
+		this.contextRunner.withBean("toolCallWatcher", ToolCallWatcher.class).run((context) -> {
+			ToolCallPayload call = toolCall("get_document").withMetadata(Map.of("document_ref", "upload-123"));
+			context.getBean(HookRunner.class).observe(HookPoint.TOOL_CALL, call);
+			ToolCallWatcher watcher = context.getBean(ToolCallWatcher.class);
+			assertThat(watcher.done.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+			assertThat(watcher.seen.get().metadata()).isEmpty();
+			assertThat(watcher.seen.get().toolName()).isEqualTo("get_document");
+		});
+	}
+
+	@Test
+	void mdcAndCurrentObservationReachHookThreads() {
+		ObservationRegistry observations = ObservationRegistry.create();
+		this.contextRunner
+			.withBean("contextReadingHook", ContextReadingHook.class, () -> new ContextReadingHook(observations))
+			.run((context) -> {
+				Observation turn = Observation.start("chat.turn", observations);
+				MDC.put("requestId", "req-7");
+				try (Observation.Scope scope = turn.openScope()) {
+					ModifyResult<ModelRequestPayload> result = context.getBean(HookRunner.class)
+						.modify(HookPoint.MODEL_REQUEST, request());
+					assertThat(result).isInstanceOf(ModifyResult.Proceed.class);
+				}
+				finally {
+					MDC.remove("requestId");
+					turn.stop();
+				}
+				ContextReadingHook hook = context.getBean(ContextReadingHook.class);
+				assertThat(hook.threadName.get()).startsWith("mantle-hook-");
+				assertThat(hook.requestId.get()).isEqualTo("req-7");
+				assertThat(hook.observation.get()).isSameAs(turn);
+			});
+	}
+
+	static IncomingMessagePayload incoming(String text) {
+		return new IncomingMessagePayload(text, "m-1", "user-42", CALL, CHANNEL);
+	}
+
+	static ModelRequestPayload request() {
+		return new ModelRequestPayload(List.<Message>of(new UserMessage("hi")), ModelSettings.empty(),
+				List.of("lookup"), 1, "user-42", CALL, CHANNEL);
+	}
+
+	static ModelResponsePayload response(String text) {
+		return new ModelResponsePayload(text, List.of(), 12L, "user-42", CALL, CHANNEL);
+	}
+
+	static OutgoingTextPayload outgoing(String text) {
+		return new OutgoingTextPayload(text, false, "user-42", CALL, CHANNEL);
+	}
+
+	static ToolCallPayload toolCall(String toolName) {
+		return new ToolCallPayload(toolName, Map.of("id", 7), Map.of(), Map.of(), "user-42", CALL, CHANNEL);
+	}
+
+	static ToolResultPayload toolResult(String value) {
+		return new ToolResultPayload("lookup", Map.of("id", 7), value, false, "user-42", CALL, CHANNEL);
+	}
+
+	static KnowledgeQueryPayload knowledgeQuery(String query) {
+		return new KnowledgeQueryPayload(query, "user-42", CALL, CHANNEL);
+	}
+
+	static class IdentityThief {
+
+		@ModifyIncomingMessage
+		IncomingMessagePayload shout(IncomingMessagePayload message) {
+			return new IncomingMessagePayload(message.text().toUpperCase(), "forged-id", "attacker",
+					Map.of("callId", "forged"), Channel.of("forged"));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CountingExecutorConfiguration {
+
+		final AtomicInteger tasks = new AtomicInteger();
+
+		@Bean
+		org.springframework.core.task.AsyncTaskExecutor mantleHookExecutor() {
+			org.springframework.core.task.SimpleAsyncTaskExecutor executor = new org.springframework.core.task.SimpleAsyncTaskExecutor();
+			executor.setTaskDecorator((task) -> {
+				this.tasks.incrementAndGet();
+				return task;
+			});
+			return executor;
+		}
+
+		@Bean
+		FailingObservers otherPointHooks() {
+			return new FailingObservers();
+		}
+
+	}
+
+	static class CrashingRequestHook {
+
+		@ModifyModelRequest
+		ModelRequestPayload cool(ModelRequestPayload request) {
+			throw new IllegalStateException("model settings store unavailable");
+		}
+
+	}
+
+	static class CrashingResponseHook {
+
+		@ModifyModelResponse
+		ModelResponsePayload check(ModelResponsePayload response) {
+			throw new IllegalStateException("boom");
+		}
+
+	}
+
+	static class SlowToolResultHook {
+
+		final CountDownLatch interrupted = new CountDownLatch(1);
+
+		@ModifyToolResult(timeoutMs = 100)
+		ToolResultPayload redact(ToolResultPayload result) {
+			try {
+				Thread.sleep(WAIT.toMillis());
+			}
+			catch (InterruptedException ex) {
+				this.interrupted.countDown();
+			}
+			return result;
+		}
+
+	}
+
+	static class NullOutgoingHook {
+
+		@ModifyOutgoingText
+		OutgoingTextPayload rewrite(OutgoingTextPayload text) {
+			return null;
+		}
+
+	}
+
+	static class WrongPointSignalHook {
+
+		@ModifyModelRequest
+		ModelRequestPayload cool(ModelRequestPayload request) {
+			throw Signals.retry("not allowed here");
+		}
+
+	}
+
+	static class RetryingResponseHook {
+
+		@ModifyModelResponse
+		ModelResponsePayload ground(ModelResponsePayload response) {
+			throw new RetryModel("Cite a passage.");
+		}
+
+	}
+
+	static class RejectingIncomingHook {
+
+		@ModifyIncomingMessage
+		IncomingMessagePayload dropSpam(IncomingMessagePayload message) {
+			if (message.text().contains("spam")) {
+				throw new HookRejection("spam", "utter_spam_rejected");
+			}
+			return message;
+		}
+
+	}
+
+	static class AsyncHooks {
+
+		@ModifyOutgoingText
+		CompletionStage<OutgoingTextPayload> trim(OutgoingTextPayload text) {
+			return CompletableFuture.supplyAsync(() -> text.withText(text.text().trim()));
+		}
+
+		@ModifyToolCall
+		CompletableFuture<ToolCallPayload> guard(ToolCallPayload call) {
+			return CompletableFuture.supplyAsync(() -> {
+				if (call.toolName().startsWith("delete")) {
+					throw new RetryModel("Ask the user to confirm first.");
+				}
+				return call;
+			});
+		}
+
+	}
+
+	static class ReactiveHooks {
+
+		@ModifyKnowledgeQuery(timeoutMs = 200)
+		Mono<KnowledgeQueryPayload> expand(KnowledgeQueryPayload query) {
+			return switch (query.query()) {
+				case "never" -> Mono.never();
+				case "empty" -> Mono.empty();
+				default -> Mono.delay(Duration.ofMillis(10)).map((tick) -> query.withQuery("ticket " + query.query()));
+			};
+		}
+
+	}
+
+	static class BlockingObserver {
+
+		final CountDownLatch started = new CountDownLatch(1);
+
+		final CountDownLatch release = new CountDownLatch(1);
+
+		final CountDownLatch finished = new CountDownLatch(1);
+
+		final CountDownLatch interrupted = new CountDownLatch(1);
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		@OnOutgoingText
+		void watch(OutgoingTextPayload text) {
+			this.started.countDown();
+			try {
+				this.release.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+				this.calls.incrementAndGet();
+			}
+			catch (InterruptedException ex) {
+				this.interrupted.countDown();
+			}
+			this.finished.countDown();
+		}
+
+	}
+
+	static class FailingObservers {
+
+		@OnModelRequest
+		void crash(ModelRequestPayload request) {
+			throw new IllegalStateException("audit store down");
+		}
+
+		@OnToolCall
+		void signal(ToolCallPayload call) {
+			throw Signals.retry("observers cannot steer");
+		}
+
+	}
+
+	static class MutatingObserver {
+
+		final CountDownLatch done = new CountDownLatch(1);
+
+		final AtomicReference<Boolean> mutatedCopy = new AtomicReference<>(false);
+
+		@OnModelRequest
+		void tamper(ModelRequestPayload request) {
+			try {
+				request.messages().get(0).getMetadata().put("k", "tampered");
+				this.mutatedCopy.set(true);
+			}
+			finally {
+				this.done.countDown();
+			}
+		}
+
+	}
+
+	static class ToolCallWatcher {
+
+		final CountDownLatch done = new CountDownLatch(1);
+
+		final AtomicReference<ToolCallPayload> seen = new AtomicReference<>();
+
+		@OnToolCall
+		void watch(ToolCallPayload call) {
+			this.seen.set(call);
+			this.done.countDown();
+		}
+
+	}
+
+	static class ContextReadingHook {
+
+		private final ObservationRegistry observations;
+
+		final AtomicReference<String> threadName = new AtomicReference<>();
+
+		final AtomicReference<String> requestId = new AtomicReference<>();
+
+		final AtomicReference<Observation> observation = new AtomicReference<>();
+
+		ContextReadingHook(ObservationRegistry observations) {
+			this.observations = observations;
+		}
+
+		@ModifyModelRequest
+		ModelRequestPayload read(ModelRequestPayload request) {
+			this.threadName.set(Thread.currentThread().getName());
+			this.requestId.set(MDC.get("requestId"));
+			this.observation.set(this.observations.getCurrentObservation());
+			return request;
+		}
+
+	}
+
+}
