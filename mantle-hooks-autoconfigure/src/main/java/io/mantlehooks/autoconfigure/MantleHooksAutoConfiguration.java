@@ -8,9 +8,11 @@ import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookMethodProcessor;
 import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.HookTimeouts;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -19,6 +21,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.MessageSource;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
@@ -52,6 +55,12 @@ public final class MantleHooksAutoConfiguration {
 		return new HookMethodProcessor(registry,
 				new HookTimeouts(timeouts.getObserve(), timeouts.getModify(), timeouts.getPoint(), timeouts.getHook()),
 				MantleHooksProperties.CONFIG_PREFIX + ".timeouts");
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	HookResponses mantleHookResponses(MantleHooksProperties properties, ObjectProvider<MessageSource> messageSource) {
+		return new HookResponses(properties.getResponses(), messageSource.getIfAvailable());
 	}
 
 	@Bean

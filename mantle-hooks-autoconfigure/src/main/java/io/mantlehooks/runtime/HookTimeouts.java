@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -55,7 +54,7 @@ public final class HookTimeouts {
 		this.perHookKeys = new LinkedHashMap<>();
 		this.unparsable = new LinkedHashMap<>();
 		perHook.forEach((key, value) -> {
-			String normalized = normalize(key);
+			String normalized = ConfigurationKeys.normalize(key);
 			this.perHookKeys.put(normalized, key);
 			try {
 				this.perHook.put(normalized, DurationStyle.detectAndParse(value.trim()));
@@ -102,7 +101,7 @@ public final class HookTimeouts {
 	 * @return the timeout
 	 */
 	Duration resolve(String hookName, HookPoint point, HookLane lane, long annotationTimeoutMs) {
-		Duration configured = this.perHook.get(normalize(hookName));
+		Duration configured = this.perHook.get(ConfigurationKeys.normalize(hookName));
 		if (configured != null) {
 			return configured;
 		}
@@ -122,26 +121,12 @@ public final class HookTimeouts {
 	 */
 	List<String> unmatchedHookKeys(Set<String> hookNames) {
 		Set<String> known = new java.util.HashSet<>();
-		hookNames.forEach((name) -> known.add(normalize(name)));
+		hookNames.forEach((name) -> known.add(ConfigurationKeys.normalize(name)));
 		return this.perHookKeys.entrySet()
 			.stream()
 			.filter((entry) -> !known.contains(entry.getKey()))
 			.map(Map.Entry::getValue)
 			.toList();
-	}
-
-	/**
-	 * Spring Boot drops characters other than letters, digits, {@code -} and {@code .}
-	 * from unbracketed map keys, so compare keys in that reduced, case-insensitive form.
-	 */
-	private static String normalize(String key) {
-		StringBuilder normalized = new StringBuilder(key.length());
-		for (char c : key.toLowerCase(Locale.ROOT).toCharArray()) {
-			if (Character.isLetterOrDigit(c) || c == '.') {
-				normalized.append(c);
-			}
-		}
-		return normalized.toString();
 	}
 
 }

@@ -1,0 +1,93 @@
+package io.mantlehooks.runtime;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.MessageSource;
+import org.springframework.context.i18n.LocaleContextHolder;
+import org.springframework.util.StringUtils;
+
+/**
+ * Resolves the named replies that hooks choose ({@code HookRejection(reason, name)}) and
+ * that the engine sends on hook failures. A name is looked up in
+ * {@code mantle.hooks.responses}, then in the application's {@link MessageSource} (locale
+ * from {@link LocaleContextHolder}); a name that resolves to nothing falls back to the
+ * point's packaged response. A raw {@code utter_*} name never reaches the user.
+ */
+public final class HookResponses {
+
+	/** Reply when an incoming message is rejected without a usable response name. */
+	public static final String INCOMING_MESSAGE_REJECTED = "utter_incoming_message_rejected";
+
+	/** Reply when outgoing text is rejected without a usable response name. */
+	public static final String OUTGOING_TEXT_REJECTED = "utter_outgoing_text_rejected";
+
+	/** Reply when the model-request hook fails and the model is not called. */
+	public static final String MODEL_REQUEST_HOOK_ERROR = "utter_model_request_hook_error";
+
+	/** Reply when the tool-call hook fails and the batch is not dispatched. */
+	public static final String TOOL_CALL_HOOK_ERROR = "utter_tool_call_hook_error";
+
+	/** Reply when a turn reaches {@code mantle.hooks.max-iterations}. */
+	public static final String MAX_ITERATIONS_REACHED = "utter_max_iterations_reached";
+
+	private static final Map<String, String> PACKAGED = Map.of(INCOMING_MESSAGE_REJECTED,
+			"Sorry, I can't help with that request.", OUTGOING_TEXT_REJECTED, "Sorry, I can't share that response.",
+			MODEL_REQUEST_HOOK_ERROR, "Sorry, something went wrong on our side. Please try again.",
+			TOOL_CALL_HOOK_ERROR, "Sorry, I couldn't complete that action. Please try again.", MAX_ITERATIONS_REACHED,
+			"Sorry, I couldn't finish that request. Please try rephrasing it.");
+
+	private final Map<String, String> configured;
+
+	private final @Nullable MessageSource messageSource;
+
+	/**
+	 * Create a resolver.
+	 * @param configured the {@code mantle.hooks.responses} entries
+	 * @param messageSource the application's message source, if any
+	 */
+	public HookResponses(Map<String, String> configured, @Nullable MessageSource messageSource) {
+		this.configured = new LinkedHashMap<>();
+		configured.forEach((name, text) -> this.configured.put(ConfigurationKeys.normalize(name), text));
+		this.messageSource = messageSource;
+	}
+
+	/**
+	 * Return the text of a named response, or of the fallback when the name is absent or
+	 * resolves to nothing.
+	 * @param name the name the hook chose, may be {@code null}
+	 * @param fallback one of the packaged names of this class
+	 * @return the text to send, never a raw response name
+	 */
+	public String resolve(@Nullable String name, String fallback) {
+		if (StringUtils.hasText(name)) {
+			String text = lookup(name);
+			if (text != null) {
+				return text;
+			}
+		}
+		String text = lookup(fallback);
+		return (text != null) ? text : PACKAGED.getOrDefault(fallback, PACKAGED.get(MODEL_REQUEST_HOOK_ERROR));
+	}
+
+	private @Nullable String lookup(String name) {
+		String text = this.configured.get(ConfigurationKeys.normalize(name));
+		if (!usable(text) && this.messageSource != null) {
+			Locale locale = LocaleContextHolder.getLocale();
+			text = this.messageSource.getMessage(name, null, null, locale);
+		}
+		return usable(text) ? text : null;
+	}
+
+	/**
+	 * A message source set to use codes as default messages answers with the name itself;
+	 * that, or any other raw {@code utter_*} name, must not reach a user.
+	 */
+	private static boolean usable(@Nullable String text) {
+		return StringUtils.hasText(text) && !text.trim().startsWith("utter_");
+	}
+
+}
