@@ -81,6 +81,15 @@ public class HookRunner implements DisposableBean {
 	}
 
 	/**
+	 * Return the observers of a point.
+	 * @param point the point
+	 * @return the observe hooks, possibly empty
+	 */
+	public List<HookMethod> observers(HookPoint point) {
+		return this.registry.observers(point);
+	}
+
+	/**
 	 * Start the observers of a point and return at once. Each runs on the hook executor
 	 * with its own timeout; what they throw is logged and discarded.
 	 * @param point the point

@@ -1,0 +1,223 @@
+package io.mantlehooks.ai;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.runtime.HookRunner;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.ai.chat.client.ChatClientAttributes;
+import org.springframework.ai.chat.client.ChatClientMessageAggregator;
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
+import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
+import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
+import org.springframework.ai.chat.client.advisor.api.ToolAdvisor;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.model.tool.ToolExecutionResult;
+
+/**
+ * The chain's tool advisor (Spring AI allows one; with this one present, the
+ * {@code ChatClient} does not add its own {@link ToolCallingAdvisor}). It owns the
+ * model-to-tool loop: tools still run through Spring AI's {@link ToolCallingManager} and
+ * {@code ToolCallback}s, {@code returnDirect} still works, and each completed reply
+ * passes the outgoing-text hooks here, inside chat memory, so memory stores what the user
+ * received.
+ */
+public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, ToolAdvisor {
+
+	/** The default order of Spring AI's tool advisor: inside memory, outside RAG. */
+	public static final int ORDER = ToolCallingAdvisor.DEFAULT_ORDER;
+
+	private static final ChatClientMessageAggregator AGGREGATOR = new ChatClientMessageAggregator();
+
+	private final HookRunner hooks;
+
+	private final ToolCallingManager toolCallingManager;
+
+	private final OutgoingTextStage outgoing;
+
+	private final MantleModelCallAdvisor modelCall;
+
+	MantleToolLoopAdvisor(HookRunner hooks, ToolCallingManager toolCallingManager, OutgoingTextStage outgoing,
+			MantleModelCallAdvisor modelCall) {
+		this.hooks = hooks;
+		this.toolCallingManager = toolCallingManager;
+		this.outgoing = outgoing;
+		this.modelCall = modelCall;
+	}
+
+	@Override
+	public String getName() {
+		return "mantleToolLoop";
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
+	}
+
+	@Override
+	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
+		TurnState state = TurnState.of(request);
+		return reply(state, loop(request, (round) -> chain.copy(this).nextCall(round)));
+	}
+
+	@Override
+	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
+		TurnState state = TurnState.of(request);
+		if (buffers()) {
+			return Mono
+				.fromCallable(() -> reply(state,
+						loop(request, (round) -> MantleModelCallAdvisor.aggregate(chain.copy(this).nextStream(round)))))
+				.subscribeOn(Schedulers.boundedElastic())
+				.flux();
+		}
+		Rounds rounds = new Rounds(request, chain, state);
+		return rounds.stream(request.prompt().getInstructions(), request.prompt().getInstructions());
+	}
+
+	/**
+	 * Whether a hook may still change or drop what the model produced, so nothing can be
+	 * streamed before the turn's reply is final.
+	 */
+	boolean buffers() {
+		return this.modelCall.buffersResponses() || this.hooks.hasModifier(HookPoint.TOOL_CALL)
+				|| this.outgoing.buffersReplies();
+	}
+
+	private ChatClientResponse loop(ChatClientRequest request, Function<ChatClientRequest, ChatClientResponse> next) {
+		ChatOptions options = request.prompt().getOptions();
+		List<Message> instructions = request.prompt().getInstructions();
+		List<Message> history = instructions;
+		while (true) {
+			ChatClientResponse response = next.apply(round(request, instructions, options));
+			ChatResponse chatResponse = response.chatResponse();
+			if (!runsTools(request) || !ChatResponses.hasToolCalls(chatResponse)) {
+				return response;
+			}
+			ToolExecutionResult result = this.toolCallingManager.executeToolCalls(new Prompt(history, options),
+					chatResponse);
+			history = result.conversationHistory();
+			if (result.returnDirect()) {
+				return returnDirect(response, result);
+			}
+			instructions = history;
+		}
+	}
+
+	private static ChatClientRequest round(ChatClientRequest request, List<Message> instructions,
+			@Nullable ChatOptions options) {
+		Prompt prompt = (options != null) ? new Prompt(instructions, options) : new Prompt(instructions);
+		return ChatClientRequest.builder().prompt(prompt).context(request.context()).build();
+	}
+
+	/**
+	 * Tools run when the options carry tool callbacks, unless the app turned Spring AI's
+	 * tool calling off for this request.
+	 */
+	private static boolean runsTools(ChatClientRequest request) {
+		return request.prompt().getOptions() instanceof ToolCallingChatOptions && !Boolean.FALSE
+			.equals(request.context().get(ChatClientAttributes.TOOL_CALLING_ADVISOR_AUTO_REGISTER.getKey()));
+	}
+
+	private static ChatClientResponse returnDirect(ChatClientResponse response, ToolExecutionResult result) {
+		ChatResponse chatResponse = response.chatResponse();
+		ChatResponse.Builder builder = (chatResponse != null) ? ChatResponse.builder().from(chatResponse)
+				: ChatResponse.builder();
+		return response.mutate()
+			.chatResponse(builder.generations(ToolExecutionResult.buildGenerations(result)).build())
+			.build();
+	}
+
+	/**
+	 * The turn's reply passes the outgoing-text hooks once it is complete.
+	 */
+	private ChatClientResponse reply(TurnState state, ChatClientResponse response) {
+		if (ChatResponses.hasToolCalls(response.chatResponse())) {
+			return response;
+		}
+		String text = ChatResponses.text(response.chatResponse());
+		if (text == null) {
+			return response;
+		}
+		String processed = this.outgoing.process(state, text);
+		return processed.equals(text) ? response : ChatResponses.withText(response, processed);
+	}
+
+	/**
+	 * The live streaming loop, used when only observers are registered: text chunks reach
+	 * the caller as they arrive, tool-call chunks do not, tools run between rounds, and
+	 * the outgoing-text observers see the completed text at the end.
+	 */
+	private final class Rounds {
+
+		private final ChatClientRequest request;
+
+		private final StreamAdvisorChain chain;
+
+		private final TurnState state;
+
+		private final StringBuilder streamed = new StringBuilder();
+
+		Rounds(ChatClientRequest request, StreamAdvisorChain chain, TurnState state) {
+			this.request = request;
+			this.chain = chain;
+			this.state = state;
+		}
+
+		Flux<ChatClientResponse> stream(List<Message> instructions, List<Message> history) {
+			ChatOptions options = this.request.prompt().getOptions();
+			AtomicReference<ChatClientResponse> aggregated = new AtomicReference<>();
+			Flux<ChatClientResponse> chunks = AGGREGATOR.aggregateChatClientResponse(
+					this.chain.copy(MantleToolLoopAdvisor.this).nextStream(round(this.request, instructions, options)),
+					aggregated::set);
+			return chunks.filter((chunk) -> !ChatResponses.hasToolCalls(chunk.chatResponse()))
+				.doOnNext(this::record)
+				.concatWith(Flux.defer(() -> next(aggregated.get(), history, options)));
+		}
+
+		private Flux<ChatClientResponse> next(@Nullable ChatClientResponse response, List<Message> history,
+				@Nullable ChatOptions options) {
+			if (response == null || !runsTools(this.request) || !ChatResponses.hasToolCalls(response.chatResponse())) {
+				MantleToolLoopAdvisor.this.outgoing.observeStreamed(this.state, this.streamed.toString());
+				return Flux.empty();
+			}
+			return Mono
+				.fromCallable(() -> MantleToolLoopAdvisor.this.toolCallingManager
+					.executeToolCalls(new Prompt(history, options), response.chatResponse()))
+				.subscribeOn(Schedulers.boundedElastic())
+				.flatMapMany((result) -> {
+					if (result.returnDirect()) {
+						ChatClientResponse direct = returnDirect(response, result);
+						record(direct);
+						MantleToolLoopAdvisor.this.outgoing.observeStreamed(this.state, this.streamed.toString());
+						return Flux.just(direct);
+					}
+					return stream(result.conversationHistory(), result.conversationHistory());
+				});
+		}
+
+		private void record(ChatClientResponse chunk) {
+			String text = ChatResponses.text(chunk.chatResponse());
+			if (text != null) {
+				this.streamed.append(text);
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,36 @@
+package io.mantlehooks.autoconfigure;
+
+import io.mantlehooks.ai.MantleChatClientCustomizer;
+import io.mantlehooks.runtime.HookResponses;
+import io.mantlehooks.runtime.HookRunner;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Wires the hook points into every {@link ChatClient} made from Spring Boot's
+ * {@code ChatClient.Builder}: adding the starter is enough.
+ */
+@AutoConfiguration(after = MantleHooksAutoConfiguration.class,
+		afterName = "org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration",
+		beforeName = "org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration")
+@ConditionalOnClass(ChatClient.class)
+@ConditionalOnBean(HookRunner.class)
+public final class MantleHooksChatClientAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	MantleChatClientCustomizer mantleChatClientCustomizer(HookRunner hooks, HookResponses responses,
+			ObjectProvider<ToolCallingManager> toolCallingManager, MantleHooksProperties properties) {
+		return new MantleChatClientCustomizer(hooks, responses,
+				toolCallingManager.getIfAvailable(() -> ToolCallingManager.builder().build()),
+				properties.getMaxIterations());
+	}
+
+}

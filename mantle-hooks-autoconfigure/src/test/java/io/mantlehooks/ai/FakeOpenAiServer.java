@@ -1,0 +1,228 @@
+package io.mantlehooks.ai;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import org.springframework.ai.util.json.JsonParser;
+
+/**
+ * A local server that speaks the OpenAI chat-completions protocol on loopback: it answers
+ * with scripted replies (JSON, or server-sent events when the request asks to stream) and
+ * records every request body, so tests can assert what the provider received.
+ */
+final class FakeOpenAiServer implements AutoCloseable {
+
+	private final HttpServer server;
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	private final BlockingQueue<Reply> replies = new LinkedBlockingQueue<>();
+
+	private final List<Map<String, Object>> requests = new CopyOnWriteArrayList<>();
+
+	FakeOpenAiServer() {
+		try {
+			this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		this.server.setExecutor(this.executor);
+		this.server.createContext("/", this::handle);
+		this.server.start();
+	}
+
+	String baseUrl() {
+		return "http://127.0.0.1:" + this.server.getAddress().getPort() + "/v1";
+	}
+
+	FakeOpenAiServer reply(Reply... replies) {
+		this.replies.addAll(List.of(replies));
+		return this;
+	}
+
+	/**
+	 * Return the parsed bodies of the requests received so far.
+	 */
+	List<Map<String, Object>> requests() {
+		return List.copyOf(this.requests);
+	}
+
+	/**
+	 * Return the messages of one request as {@code role: content} lines; tool-call
+	 * messages show their calls, tool messages their result.
+	 */
+	@SuppressWarnings("unchecked")
+	List<String> messages(int request) {
+		List<String> lines = new ArrayList<>();
+		for (Map<String, Object> message : (List<Map<String, Object>>) this.requests.get(request).get("messages")) {
+			Object content = message.get("content");
+			String line = message.get("role") + ": " + ((content != null) ? content : "");
+			if (message.get("tool_calls") instanceof List<?> calls) {
+				line += calls.stream()
+					.map((call) -> (Map<String, Object>) ((Map<String, Object>) call).get("function"))
+					.map((function) -> function.get("name") + "(" + function.get("arguments") + ")")
+					.toList();
+			}
+			lines.add(line.trim());
+		}
+		return lines;
+	}
+
+	private void handle(HttpExchange exchange) throws IOException {
+		try (exchange; InputStream in = exchange.getRequestBody()) {
+			String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+			@SuppressWarnings("unchecked")
+			Map<String, Object> request = JsonParser.fromJson(body, Map.class);
+			this.requests.add(request);
+			Reply reply = this.replies.poll();
+			if (reply == null) {
+				send(exchange, 500, "{\"error\":{\"message\":\"no scripted reply\",\"type\":\"server_error\"}}");
+			}
+			else if (reply.status() != 200) {
+				send(exchange, reply.status(),
+						"{\"error\":{\"message\":\"scripted failure\",\"type\":\"server_error\"}}");
+			}
+			else if (Boolean.TRUE.equals(request.get("stream"))) {
+				stream(exchange, reply);
+			}
+			else {
+				send(exchange, 200, JsonParser.toJson(reply.completion()));
+			}
+		}
+	}
+
+	private static void send(HttpExchange exchange, int status, String json) throws IOException {
+		byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+		exchange.getResponseHeaders().set("Content-Type", "application/json");
+		exchange.sendResponseHeaders(status, bytes.length);
+		try (OutputStream out = exchange.getResponseBody()) {
+			out.write(bytes);
+		}
+	}
+
+	private static void stream(HttpExchange exchange, Reply reply) throws IOException {
+		exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+		exchange.sendResponseHeaders(200, 0);
+		try (OutputStream out = exchange.getResponseBody()) {
+			for (Map<String, Object> chunk : reply.chunks()) {
+				out.write(("data: " + JsonParser.toJson(chunk) + "\n\n").getBytes(StandardCharsets.UTF_8));
+				out.flush();
+			}
+			out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
+		}
+	}
+
+	@Override
+	public void close() {
+		this.server.stop(0);
+		this.executor.shutdownNow();
+	}
+
+	/**
+	 * One scripted model reply: text, tool calls, or a failure status.
+	 *
+	 * @param status the HTTP status
+	 * @param text the assistant text, may be {@code null}
+	 * @param toolCalls the tool calls, {@code id}, {@code name} and JSON
+	 * {@code arguments}
+	 */
+	record Reply(int status, String text, List<ToolCall> toolCalls) {
+
+		static Reply text(String text) {
+			return new Reply(200, text, List.of());
+		}
+
+		static Reply toolCalls(ToolCall... calls) {
+			return new Reply(200, null, List.of(calls));
+		}
+
+		static Reply textAndToolCalls(String text, ToolCall... calls) {
+			return new Reply(200, text, List.of(calls));
+		}
+
+		static Reply failure(int status) {
+			return new Reply(status, null, List.of());
+		}
+
+		Map<String, Object> completion() {
+			Map<String, Object> message = new java.util.LinkedHashMap<>();
+			message.put("role", "assistant");
+			message.put("content", this.text);
+			if (!this.toolCalls.isEmpty()) {
+				message.put("tool_calls", this.toolCalls.stream().map(ToolCall::json).toList());
+			}
+			return Map.of("id", "chatcmpl-1", "object", "chat.completion", "created", 1, "model", "fake-model",
+					"choices",
+					List.of(Map.of("index", 0, "finish_reason", this.toolCalls.isEmpty() ? "stop" : "tool_calls",
+							"message", message)),
+					"usage", Map.of("prompt_tokens", 10, "completion_tokens", 5, "total_tokens", 15));
+		}
+
+		/**
+		 * The reply as stream chunks: the text word by word, then each tool call, then
+		 * the finish chunk and a usage chunk.
+		 */
+		List<Map<String, Object>> chunks() {
+			List<Map<String, Object>> chunks = new ArrayList<>();
+			if (this.text != null) {
+				for (String word : this.text.split("(?<= )")) {
+					chunks.add(chunk(Map.of("content", word), null));
+				}
+			}
+			for (int i = 0; i < this.toolCalls.size(); i++) {
+				ToolCall call = this.toolCalls.get(i);
+				chunks.add(chunk(Map.of("tool_calls", List.of(Map.of("index", i, "id", call.id(), "type", "function",
+						"function", Map.of("name", call.name(), "arguments", call.arguments())))), null));
+			}
+			chunks.add(chunk(Map.of(), this.toolCalls.isEmpty() ? "stop" : "tool_calls"));
+			Map<String, Object> usage = new java.util.LinkedHashMap<>(chunk(Map.of(), null));
+			usage.put("choices", List.of());
+			usage.put("usage", Map.of("prompt_tokens", 10, "completion_tokens", 5, "total_tokens", 15));
+			chunks.add(usage);
+			return chunks;
+		}
+
+		private static Map<String, Object> chunk(Map<String, Object> delta, String finishReason) {
+			Map<String, Object> choice = new java.util.LinkedHashMap<>();
+			choice.put("index", 0);
+			choice.put("delta", delta);
+			choice.put("finish_reason", finishReason);
+			return Map.of("id", "chatcmpl-2", "object", "chat.completion.chunk", "created", 1, "model", "fake-model",
+					"choices", List.of(choice));
+		}
+
+	}
+
+	/**
+	 * A scripted tool call.
+	 *
+	 * @param id the call id
+	 * @param name the tool name
+	 * @param arguments the arguments as a JSON object text
+	 */
+	record ToolCall(String id, String name, String arguments) {
+
+		Map<String, Object> json() {
+			return Map.of("id", this.id, "type", "function", "function",
+					Map.of("name", this.name, "arguments", this.arguments));
+		}
+
+	}
+
+}
