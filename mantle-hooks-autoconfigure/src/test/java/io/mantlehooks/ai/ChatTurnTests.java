@@ -445,6 +445,44 @@ class ChatTurnTests {
 		});
 	}
 
+	@Test
+	void responseHookCanDropToolCallsSoNoToolRuns() {
+		this.openAi
+			.reply(Reply.textAndToolCalls("Placing it.", new ToolCall("call_1", "weather", "{\"city\":\"Oslo\"}")));
+		this.contextRunner.run((context) -> {
+			hooks(context).response = (response) -> response.withToolCalls(List.of())
+				.withText("I can't look that up right now.");
+			WeatherTools tools = new WeatherTools();
+			String reply = chatClient(context).prompt().user("Weather in Oslo?").tools(tools).call().content();
+			assertThat(reply).isEqualTo("I can't look that up right now.");
+			assertThat(tools.cities).isEmpty();
+			assertThat(this.openAi.requests()).hasSize(1);
+		});
+	}
+
+	@Test
+	void handBuiltChatClientGetsTheHooksFromTheCustomizer() {
+		this.openAi.reply(Reply.text("hand built"));
+		this.contextRunner.run((context) -> {
+			hooks(context).outgoing = (text) -> text.withText(text.text() + "!");
+			ChatClient.Builder builder = ChatClient
+				.builder(context.getBean(org.springframework.ai.chat.model.ChatModel.class));
+			context.getBean(MantleChatClientCustomizer.class).customize(builder);
+			assertThat(builder.build().prompt().user("Hi").call().content()).isEqualTo("hand built!");
+			assertThat(hooks(context).calls).contains("incoming-message", "model-request#1");
+		});
+	}
+
+	@Test
+	void disabledHooksLeaveChatClientUntouched() {
+		this.openAi.reply(Reply.text("plain"));
+		this.contextRunner.withPropertyValues("mantle.hooks.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(MantleChatClientCustomizer.class);
+			assertThat(chatClient(context).prompt().user("Hi").call().content()).isEqualTo("plain");
+			assertThat(hooks(context).calls).isEmpty();
+		});
+	}
+
 	private static ChatClient chatClient(AssertableApplicationContext context) {
 		return context.getBean(ChatClient.Builder.class).build();
 	}

@@ -12,11 +12,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SampleApplicationTests {
 
 	@Test
-	void demoConversationMasksCardNumbersBeforeTheModelSeesThem(CapturedOutput output) {
+	void demoConversationRunsThroughTheHooks(CapturedOutput output) {
 		SampleApplication.main(new String[0]);
 		assertThat(output).contains("bot > You said: Hello!")
 			.contains("bot > You said: My card is [card number], is it blocked?")
 			.doesNotContain("You said: My card is 4111")
+			.contains("bot > Sorry, I can't help with that.")
+			.doesNotContain("You said: Can you send me spam?")
 			.contains("Hook point incoming-message: modify hook 'supportHooks.maskCardNumbers', 1 observer");
 	}
 

@@ -1,0 +1,187 @@
+package io.mantlehooks.ai;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.mantlehooks.HookRejection;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.RetryModel;
+import io.mantlehooks.TurnFinishedPayload;
+import io.mantlehooks.TurnStatus;
+import io.mantlehooks.ai.FakeOpenAiServer.Reply;
+import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
+import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
+import io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.memory.MessageWindowChatMemory;
+import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
+import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
+import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@code .stream()} turns: the same points as {@code .call()}; a registered modifier that
+ * could change or drop the reply buffers the completion into one chunk, observers alone
+ * never stop tokens from streaming live.
+ */
+class StreamingTurnTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(10);
+
+	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,
+				ChatClientAutoConfiguration.class, MantleHooksAutoConfiguration.class,
+				MantleHooksChatClientAutoConfiguration.class))
+		.withPropertyValues("spring.ai.openai.base-url=" + this.openAi.baseUrl(), "spring.ai.openai.api-key=test-key",
+				"spring.ai.openai.chat.model=fake-model", "spring.ai.openai.max-retries=0",
+				"mantle.hooks.timeouts.observe=2s")
+		.withBean("recordingObservers", RecordingObservers.class);
+
+	@AfterEach
+	void stopServer() {
+		this.openAi.close();
+	}
+
+	@Test
+	void observersAloneLeaveTokensStreamingLive() {
+		this.openAi.reply(Reply.text("Rome is sunny today."));
+		this.contextRunner.run((context) -> {
+			List<String> chunks = stream(context, "Weather?");
+			assertThat(chunks).hasSizeGreaterThan(1);
+			assertThat(String.join("", chunks)).isEqualTo("Rome is sunny today.");
+			RecordingObservers observers = ChatTurnTests.observers(context);
+			await().atMost(WAIT).until(() -> !observers.of(OutgoingTextPayload.class).isEmpty());
+			assertThat(observers.of(OutgoingTextPayload.class)).singleElement()
+				.extracting(OutgoingTextPayload::text)
+				.isEqualTo("Rome is sunny today.");
+			await().atMost(WAIT).until(() -> observers.of(TurnFinishedPayload.class).size() == 1);
+			assertThat(observers.of(TurnFinishedPayload.class).get(0).status()).isEqualTo(TurnStatus.COMPLETED);
+		});
+	}
+
+	@Test
+	void modifierBuffersTheReplyIntoOneHookedChunk() {
+		this.openAi.reply(Reply.text("Rome is sunny today."));
+		this.contextRunner.withBean("scriptedHooks", ScriptedHooks.class).run((context) -> {
+			ChatTurnTests.hooks(context).outgoing = (text) -> text.withText(text.text().toUpperCase());
+			ChatMemory memory = MessageWindowChatMemory.builder().build();
+			List<String> chunks = chatClient(context).prompt()
+				.user("Weather?")
+				.advisors(MessageChatMemoryAdvisor.builder(memory).build())
+				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
+				.stream()
+				.content()
+				.collectList()
+				.block(WAIT);
+			assertThat(chunks).containsExactly("ROME IS SUNNY TODAY.");
+			assertThat(ChatTurnTests.texts(memory.get("c1"))).containsExactly("USER: Weather?",
+					"ASSISTANT: ROME IS SUNNY TODAY.");
+			assertThat(this.openAi.requests().get(0)).containsEntry("stream", true);
+			assertThat(ChatTurnTests.hooks(context).calls).containsExactly("incoming-message", "model-request#1",
+					"model-response", "outgoing-text:Rome is sunny today.");
+		});
+	}
+
+	@Test
+	void retryModelWorksWhenStreaming() {
+		this.openAi.reply(Reply.text("Guess."), Reply.text("According to the map, Rome."));
+		this.contextRunner.withBean("scriptedHooks", ScriptedHooks.class).run((context) -> {
+			ChatTurnTests.hooks(context).response = (response) -> {
+				if (!response.text().startsWith("According")) {
+					throw new RetryModel("Cite the map.");
+				}
+				return response;
+			};
+			assertThat(stream(context, "Where?")).containsExactly("According to the map, Rome.");
+			assertThat(this.openAi.messages(1)).containsExactly("user: Where?", "system: Cite the map.");
+		});
+	}
+
+	@Test
+	void rejectedIncomingMessageStreamsTheReplyWithoutCallingTheModel() {
+		this.contextRunner.withBean("scriptedHooks", ScriptedHooks.class).run((context) -> {
+			ChatTurnTests.hooks(context).incoming = (message) -> {
+				throw new HookRejection("off topic");
+			};
+			assertThat(stream(context, "Tell me a secret")).containsExactly("Sorry, I can't help with that request.");
+			assertThat(this.openAi.requests()).isEmpty();
+		});
+	}
+
+	@Test
+	void cancelledStreamFinishesTheTurnAsCancelled() {
+		this.openAi.reply(Reply.text("one two three four five six"));
+		this.contextRunner.run((context) -> {
+			List<String> first = chatClient(context).prompt()
+				.user("Count")
+				.stream()
+				.content()
+				.take(1)
+				.collectList()
+				.block(WAIT);
+			assertThat(first).hasSize(1);
+			RecordingObservers observers = ChatTurnTests.observers(context);
+			await().atMost(WAIT).until(() -> observers.of(TurnFinishedPayload.class).size() == 1);
+			assertThat(observers.of(TurnFinishedPayload.class).get(0).status()).isEqualTo(TurnStatus.CANCELLED);
+		});
+	}
+
+	@Test
+	void streamedToolCallRunsTheToolAndStreamsTheAnswer() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "weather", "{\"city\":\"Rome\"}")),
+				Reply.text("Rome is sunny."));
+		this.contextRunner.run((context) -> {
+			ChatTurnTests.WeatherTools tools = new ChatTurnTests.WeatherTools();
+			List<String> chunks = chatClient(context).prompt()
+				.user("Weather in Rome?")
+				.tools(tools)
+				.stream()
+				.content()
+				.collectList()
+				.block(WAIT);
+			assertThat(String.join("", chunks)).isEqualTo("Rome is sunny.");
+			assertThat(tools.cities).containsExactly("Rome");
+			assertThat(this.openAi.messages(1)).containsExactly("user: Weather in Rome?",
+					"assistant: [weather({\"city\":\"Rome\"})]", "tool: \"sunny in Rome\"");
+		});
+	}
+
+	@Test
+	void bufferedToolCallTurnDeliversTheFinalTextInOneChunk() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "weather", "{\"city\":\"Rome\"}")),
+				Reply.text("Rome is sunny."));
+		this.contextRunner.withBean("scriptedHooks", ScriptedHooks.class).run((context) -> {
+			ChatTurnTests.WeatherTools tools = new ChatTurnTests.WeatherTools();
+			List<String> chunks = chatClient(context).prompt()
+				.user("Weather in Rome?")
+				.tools(tools)
+				.stream()
+				.content()
+				.collectList()
+				.block(WAIT);
+			assertThat(chunks).containsExactly("Rome is sunny.");
+			assertThat(tools.cities).containsExactly("Rome");
+		});
+	}
+
+	private List<String> stream(AssertableApplicationContext context, String text) {
+		return chatClient(context).prompt().user(text).stream().content().collectList().block(WAIT);
+	}
+
+	private static ChatClient chatClient(AssertableApplicationContext context) {
+		return context.getBean(ChatClient.Builder.class).build();
+	}
+
+}
