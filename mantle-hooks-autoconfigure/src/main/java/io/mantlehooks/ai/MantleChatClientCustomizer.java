@@ -41,7 +41,8 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 		OutgoingTextStage outgoing = new OutgoingTextStage(hooks, responses);
 		MantleModelCallAdvisor modelCall = new MantleModelCallAdvisor(hooks, responses, maxIterations);
 		this.advisors = List.of(new MantleTurnAdvisor(hooks, responses, outgoing),
-				new MantleToolLoopAdvisor(hooks, toolCallingManager, outgoing, modelCall), modelCall);
+				new MantleToolLoopAdvisor(new ToolStage(hooks, toolCallingManager), responses, outgoing, modelCall),
+				modelCall);
 	}
 
 	/**

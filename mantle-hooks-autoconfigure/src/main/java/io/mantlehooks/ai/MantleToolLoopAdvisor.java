@@ -4,8 +4,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
-import io.mantlehooks.HookPoint;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.HookResponses;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -26,7 +25,6 @@ import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
-import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
 
 /**
@@ -44,18 +42,18 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 
 	private static final ChatClientMessageAggregator AGGREGATOR = new ChatClientMessageAggregator();
 
-	private final HookRunner hooks;
+	private final ToolStage tools;
 
-	private final ToolCallingManager toolCallingManager;
+	private final HookResponses responses;
 
 	private final OutgoingTextStage outgoing;
 
 	private final MantleModelCallAdvisor modelCall;
 
-	MantleToolLoopAdvisor(HookRunner hooks, ToolCallingManager toolCallingManager, OutgoingTextStage outgoing,
+	MantleToolLoopAdvisor(ToolStage tools, HookResponses responses, OutgoingTextStage outgoing,
 			MantleModelCallAdvisor modelCall) {
-		this.hooks = hooks;
-		this.toolCallingManager = toolCallingManager;
+		this.tools = tools;
+		this.responses = responses;
 		this.outgoing = outgoing;
 		this.modelCall = modelCall;
 	}
@@ -95,11 +93,11 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 	 * streamed before the turn's reply is final.
 	 */
 	boolean buffers() {
-		return this.modelCall.buffersResponses() || this.hooks.hasModifier(HookPoint.TOOL_CALL)
-				|| this.outgoing.buffersReplies();
+		return this.modelCall.buffersResponses() || this.tools.buffersReplies() || this.outgoing.buffersReplies();
 	}
 
 	private ChatClientResponse loop(ChatClientRequest request, Function<ChatClientRequest, ChatClientResponse> next) {
+		TurnState state = TurnState.of(request);
 		ChatOptions options = request.prompt().getOptions();
 		List<Message> instructions = request.prompt().getInstructions();
 		List<Message> history = instructions;
@@ -109,14 +107,26 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			if (!runsTools(request) || !ChatResponses.hasToolCalls(chatResponse)) {
 				return response;
 			}
-			ToolExecutionResult result = this.toolCallingManager.executeToolCalls(new Prompt(history, options),
-					chatResponse);
-			history = result.conversationHistory();
-			if (result.returnDirect()) {
-				return returnDirect(response, result);
+			ToolStage.Step step = this.tools.run(state, history, (ToolCallingChatOptions) options, chatResponse);
+			if (step instanceof ToolStage.Step.Direct direct) {
+				return returnDirect(response, direct.result());
 			}
-			instructions = history;
+			if (step instanceof ToolStage.Step.Closed) {
+				return toolCallHookError(request);
+			}
+			if (step instanceof ToolStage.Step.Next advance) {
+				history = advance.history();
+				instructions = history;
+			}
+			else if (step instanceof ToolStage.Step.Retry retry) {
+				// the batch and its text are discarded; the same prompt goes out again
+				state.retryWith(retry.feedback());
+			}
 		}
+	}
+
+	private ChatClientResponse toolCallHookError(ChatClientRequest request) {
+		return ChatResponses.textResponse(request, this.responses.resolve(null, HookResponses.TOOL_CALL_HOOK_ERROR));
 	}
 
 	private static ChatClientRequest round(ChatClientRequest request, List<Message> instructions,
@@ -187,27 +197,32 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 					aggregated::set);
 			return chunks.filter((chunk) -> !ChatResponses.hasToolCalls(chunk.chatResponse()))
 				.doOnNext(this::record)
-				.concatWith(Flux.defer(() -> next(aggregated.get(), history, options)));
+				.concatWith(Flux.defer(() -> next(aggregated.get(), instructions, history, options)));
 		}
 
-		private Flux<ChatClientResponse> next(@Nullable ChatClientResponse response, List<Message> history,
-				@Nullable ChatOptions options) {
+		private Flux<ChatClientResponse> next(@Nullable ChatClientResponse response, List<Message> instructions,
+				List<Message> history, @Nullable ChatOptions options) {
 			if (response == null || !runsTools(this.request) || !ChatResponses.hasToolCalls(response.chatResponse())) {
 				MantleToolLoopAdvisor.this.outgoing.observeStreamed(this.state, this.streamed.toString());
 				return Flux.empty();
 			}
 			return Mono
-				.fromCallable(() -> MantleToolLoopAdvisor.this.toolCallingManager
-					.executeToolCalls(new Prompt(history, options), response.chatResponse()))
+				.fromCallable(() -> MantleToolLoopAdvisor.this.tools.run(this.state, history,
+						(ToolCallingChatOptions) options, response.chatResponse()))
 				.subscribeOn(Schedulers.boundedElastic())
-				.flatMapMany((result) -> {
-					if (result.returnDirect()) {
-						ChatClientResponse direct = returnDirect(response, result);
-						record(direct);
-						MantleToolLoopAdvisor.this.outgoing.observeStreamed(this.state, this.streamed.toString());
-						return Flux.just(direct);
+				.flatMapMany((step) -> {
+					if (step instanceof ToolStage.Step.Next advance) {
+						return stream(advance.history(), advance.history());
 					}
-					return stream(result.conversationHistory(), result.conversationHistory());
+					if (step instanceof ToolStage.Step.Retry retry) {
+						this.state.retryWith(retry.feedback());
+						return stream(instructions, history);
+					}
+					ChatClientResponse reply = (step instanceof ToolStage.Step.Direct direct)
+							? returnDirect(response, direct.result()) : toolCallHookError(this.request);
+					record(reply);
+					MantleToolLoopAdvisor.this.outgoing.observeStreamed(this.state, this.streamed.toString());
+					return Flux.just(reply);
 				});
 		}
 

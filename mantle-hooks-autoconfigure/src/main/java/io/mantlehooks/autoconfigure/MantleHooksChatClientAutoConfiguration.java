@@ -1,10 +1,12 @@
 package io.mantlehooks.autoconfigure;
 
 import io.mantlehooks.ai.MantleChatClientCustomizer;
+import io.mantlehooks.ai.MantleMcpMetaConverter;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
 
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.mcp.ToolContextToMcpMetaConverter;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -12,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Wires the hook points into every {@link ChatClient} made from Spring Boot's
@@ -31,6 +34,22 @@ public final class MantleHooksChatClientAutoConfiguration {
 		return new MantleChatClientCustomizer(hooks, responses,
 				toolCallingManager.getIfAvailable(() -> ToolCallingManager.builder().build()),
 				properties.getMaxIterations());
+	}
+
+	/**
+	 * Sends tool-call hook metadata to MCP servers as {@code _meta}; Spring AI's MCP
+	 * client auto-configuration picks up a single converter bean.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(ToolContextToMcpMetaConverter.class)
+	static class McpMetaConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ToolContextToMcpMetaConverter mantleMcpMetaConverter() {
+			return new MantleMcpMetaConverter();
+		}
+
 	}
 
 }
