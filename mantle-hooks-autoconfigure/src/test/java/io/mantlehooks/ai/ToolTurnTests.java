@@ -1,0 +1,304 @@
+package io.mantlehooks.ai;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.mantlehooks.MantleHooks;
+import io.mantlehooks.RetryModel;
+import io.mantlehooks.ai.FakeOpenAiServer.Reply;
+import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
+import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
+import io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.memory.MessageWindowChatMemory;
+import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
+import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
+import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
+import org.springframework.ai.tool.annotation.Tool;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tool-call batches through the real OpenAI client: preflight before any tool runs,
+ * retries that discard the whole batch, fail-closed preflight, and tool-result rewrites
+ * that are what the model sees next.
+ */
+class ToolTurnTests {
+
+	private static final String TOOL_ERROR = "Sorry, I couldn't complete that action. Please try again.";
+
+	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,
+				ChatClientAutoConfiguration.class, MantleHooksAutoConfiguration.class,
+				MantleHooksChatClientAutoConfiguration.class))
+		.withPropertyValues("spring.ai.openai.base-url=" + this.openAi.baseUrl(), "spring.ai.openai.api-key=test-key",
+				"spring.ai.openai.chat.model=fake-model", "spring.ai.openai.max-retries=0",
+				"mantle.hooks.timeouts.observe=2s");
+
+	private final ApplicationContextRunner withToolHooks = this.contextRunner.withBean("toolHooks", ToolHooks.class);
+
+	@AfterEach
+	void stopServer() {
+		this.openAi.close();
+	}
+
+	@Test
+	void batchPreflightRunsInOrderBeforeAnyToolRuns() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}"),
+				new ToolCall("call_2", "refund", "{\"id\":\"A1\"}")), Reply.text("Refunded A1."));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			String reply = chatClient(context).prompt()
+				.user("Refund A1")
+				.tools(new ShopTools(hooks.events))
+				.call()
+				.content();
+			assertThat(reply).isEqualTo("Refunded A1.");
+			assertThat(hooks.events).containsExactly("preflight:lookup", "preflight:refund", "run:lookup A1",
+					"result:lookup=\"A1 found\"", "run:refund A1", "result:refund=\"A1 refunded\"");
+			assertThat(this.openAi.messages(1)).containsExactly("user: Refund A1",
+					"assistant: [lookup({\"id\":\"A1\"}), refund({\"id\":\"A1\"})]", "tool: \"A1 found\"",
+					"tool: \"A1 refunded\"");
+		});
+	}
+
+	@Test
+	void retryFromTheSecondCallDiscardsTheWholeBatch() {
+		this.openAi.reply(
+				Reply.textAndToolCalls("Refunding now.", new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}"),
+						new ToolCall("call_2", "refund", "{\"id\":\"A1\"}")),
+				Reply.text("Please confirm the refund of A1."));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			hooks.call = (call) -> {
+				if (call.toolName().equals("refund")) {
+					throw new RetryModel("Ask the user to confirm refunds first.");
+				}
+				return call;
+			};
+			ChatMemory memory = MessageWindowChatMemory.builder().build();
+			String reply = chatClient(context).prompt()
+				.user("Refund A1")
+				.tools(new ShopTools(hooks.events))
+				.advisors(MessageChatMemoryAdvisor.builder(memory).build())
+				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
+				.call()
+				.content();
+			assertThat(reply).isEqualTo("Please confirm the refund of A1.");
+			assertThat(hooks.events).containsExactly("preflight:lookup", "preflight:refund");
+			assertThat(this.openAi.messages(1)).containsExactly("user: Refund A1",
+					"system: Ask the user to confirm refunds first.");
+			assertThat(ChatTurnTests.texts(memory.get("c1"))).containsExactly("USER: Refund A1",
+					"ASSISTANT: Please confirm the refund of A1.");
+		});
+	}
+
+	@Test
+	void crashingPreflightFailsClosed() {
+		this.openAi.reply(Reply.textAndToolCalls("Refunding.", new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}"),
+				new ToolCall("call_2", "refund", "{\"id\":\"A1\"}")));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			hooks.call = (call) -> {
+				if (call.toolName().equals("refund")) {
+					throw new IllegalStateException("policy store down at 10.0.0.7");
+				}
+				return call;
+			};
+			assertFailsClosed(context, hooks);
+		});
+	}
+
+	@Test
+	void timedOutPreflightFailsClosed() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}"),
+				new ToolCall("call_2", "refund", "{\"id\":\"A1\"}")));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			hooks.call = (call) -> {
+				if (call.toolName().equals("refund")) {
+					sleep(Duration.ofSeconds(5));
+				}
+				return call;
+			};
+			assertFailsClosed(context, hooks);
+		});
+	}
+
+	@Test
+	void duplicateToolCallIdsFailClosedWhenToolHooksRun() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}"),
+				new ToolCall("call_1", "refund", "{\"id\":\"A1\"}")));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			ChatClientResponse response = chatClient(context).prompt()
+				.user("Refund A1")
+				.tools(new ShopTools(hooks.events))
+				.call()
+				.chatClientResponse();
+			assertThat(response.chatResponse().getResult().getOutput().getText()).isEqualTo(TOOL_ERROR);
+			assertThat(hooks.events).isEmpty();
+			assertThat(response.context()).containsEntry(MantleHooks.OUTCOME, "hook_error");
+		});
+	}
+
+	@Test
+	void withoutToolHooksTheBatchIsDispatchedUntouched() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}"),
+				new ToolCall("call_2", "refund", "{\"id\":\"A1\"}")), Reply.text("Done."));
+		this.contextRunner.run((context) -> {
+			List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+			String reply = chatClient(context).prompt().user("Refund A1").tools(new ShopTools(events)).call().content();
+			assertThat(reply).isEqualTo("Done.");
+			assertThat(events).containsExactly("run:lookup A1", "run:refund A1");
+		});
+	}
+
+	@Test
+	void rewrittenCallRunsWithTheHooksArgumentsAndObserversSeeNoMetadata() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\" a1 \"}")), Reply.text("Ok."));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			hooks.call = (call) -> call
+				.withArguments(Map.of("id", call.arguments().get("id").toString().trim().toUpperCase()))
+				.withMetadata(Map.of("tenant", "acme"));
+			chatClient(context).prompt().user("Look up a1").tools(new ShopTools(hooks.events)).call().content();
+			assertThat(hooks.events).contains("run:lookup A1");
+			assertThat(this.openAi.messages(1)).contains("assistant: [lookup({\"id\":\"A1\"})]");
+			await().atMost(Duration.ofSeconds(10)).until(() -> !hooks.observedCalls.isEmpty());
+			assertThat(hooks.observedCalls.get(0).metadata()).isEmpty();
+		});
+	}
+
+	@Test
+	void callRewrittenToAToolThatWasNotOfferedFailsClosed() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}")));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			hooks.call = (call) -> call.withToolName("delete_everything");
+			String reply = chatClient(context).prompt()
+				.user("Look up A1")
+				.tools(new ShopTools(hooks.events))
+				.call()
+				.content();
+			assertThat(reply).isEqualTo(TOOL_ERROR);
+			assertThat(hooks.events).containsExactly("preflight:lookup");
+		});
+	}
+
+	@Test
+	void resultRewriteIsWhatTheModelSeesNext() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\",\"ssn\":\"123\"}")),
+				Reply.text("Found it."));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			hooks.result = (result) -> result.withValue("redacted").withArguments(Map.of("id", "A1"));
+			chatClient(context).prompt().user("Look up A1").tools(new ShopTools(hooks.events)).call().content();
+			assertThat(this.openAi.messages(1)).containsExactly("user: Look up A1",
+					"assistant: [lookup({\"id\":\"A1\"})]", "tool: redacted");
+		});
+	}
+
+	@Test
+	void throwingToolYieldsAnErrorResultTheHooksSee() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "explode", "{}")), Reply.text("That failed."));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			String reply = chatClient(context).prompt()
+				.user("Explode")
+				.tools(new ShopTools(hooks.events))
+				.call()
+				.content();
+			assertThat(reply).isEqualTo("That failed.");
+			assertThat(hooks.events)
+				.anySatisfy((event) -> assertThat(event).startsWith("result:explode=").endsWith("(error)"));
+		});
+	}
+
+	@Test
+	void toolCallModifierBuffersStreaming() {
+		this.openAi.reply(Reply.textAndToolCalls("Checking. ", new ToolCall("call_1", "refund", "{\"id\":\"A1\"}")),
+				Reply.text("Please confirm first."));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			hooks.call = (call) -> {
+				throw new RetryModel("Confirm first.");
+			};
+			List<String> chunks = chatClient(context).prompt()
+				.user("Refund A1")
+				.tools(new ShopTools(hooks.events))
+				.stream()
+				.content()
+				.collectList()
+				.block(Duration.ofSeconds(10));
+			assertThat(chunks).containsExactly("Please confirm first.");
+			assertThat(hooks.events).containsExactly("preflight:refund");
+		});
+	}
+
+	private void assertFailsClosed(AssertableApplicationContext context, ToolHooks hooks) {
+		ChatClientResponse response = chatClient(context).prompt()
+			.user("Refund A1")
+			.tools(new ShopTools(hooks.events))
+			.call()
+			.chatClientResponse();
+		assertThat(response.chatResponse().getResult().getOutput().getText()).isEqualTo(TOOL_ERROR);
+		assertThat(response.context()).containsEntry(MantleHooks.OUTCOME, "hook_error");
+		assertThat(hooks.events).containsExactly("preflight:lookup", "preflight:refund");
+		assertThat(this.openAi.requests()).hasSize(1);
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static ChatClient chatClient(AssertableApplicationContext context) {
+		return context.getBean(ChatClient.Builder.class).build();
+	}
+
+	static class ShopTools {
+
+		private final List<String> events;
+
+		ShopTools(List<String> events) {
+			this.events = events;
+		}
+
+		@Tool(name = "lookup", description = "Look up an order")
+		String lookup(String id) {
+			this.events.add("run:lookup " + id);
+			return id + " found";
+		}
+
+		@Tool(name = "refund", description = "Refund an order")
+		String refund(String id) {
+			this.events.add("run:refund " + id);
+			return id + " refunded";
+		}
+
+		@Tool(name = "explode", description = "Always fails")
+		String explode() {
+			throw new IllegalStateException("kaboom");
+		}
+
+	}
+
+}
