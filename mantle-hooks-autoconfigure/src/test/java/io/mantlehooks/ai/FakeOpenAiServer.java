@@ -56,6 +56,11 @@ final class FakeOpenAiServer implements AutoCloseable {
 		return this;
 	}
 
+	void clear() {
+		this.replies.clear();
+		this.requests.clear();
+	}
+
 	/**
 	 * Return the parsed bodies of the requests received so far.
 	 */

@@ -200,6 +200,22 @@ class ToolTurnTests {
 	}
 
 	@Test
+	void metadataThatIsNotJsonFailsClosed() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}")));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			hooks.call = (call) -> call.withMetadata(Map.of("handle", new NotJson()));
+			String reply = chatClient(context).prompt()
+				.user("Look up A1")
+				.tools(new ShopTools(hooks.events))
+				.call()
+				.content();
+			assertThat(reply).isEqualTo(TOOL_ERROR);
+			assertThat(hooks.events).containsExactly("preflight:lookup");
+		});
+	}
+
+	@Test
 	void resultRewriteIsWhatTheModelSeesNext() {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\",\"ssn\":\"123\"}")),
 				Reply.text("Found it."));
@@ -272,6 +288,17 @@ class ToolTurnTests {
 
 	private static ChatClient chatClient(AssertableApplicationContext context) {
 		return context.getBean(ChatClient.Builder.class).build();
+	}
+
+	/**
+	 * A value Jackson cannot write: its only property throws.
+	 */
+	public static class NotJson {
+
+		public String getValue() {
+			throw new IllegalStateException("not serializable");
+		}
+
 	}
 
 	static class ShopTools {

@@ -1,0 +1,174 @@
+package io.mantlehooks.ai.mcp;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ai.FakeOpenAiServerAccess;
+import io.mantlehooks.annotation.ModifyToolCall;
+import io.mantlehooks.annotation.OnToolCall;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.memory.MessageWindowChatMemory;
+import org.springframework.ai.chat.model.ToolContext;
+import org.springframework.ai.mcp.SyncMcpToolCallbackProvider;
+import org.springframework.ai.tool.annotation.Tool;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tool-call hook metadata against a real MCP server on loopback: it arrives as
+ * {@code _meta} on that one call, merged over the configured meta, and nowhere else (not
+ * in the arguments, the next model request, memory, observers or logs).
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class McpMetaTests {
+
+	private static final String SECRET_REF = "upload-7f3a9c";
+
+	private static FakeOpenAiServerAccess openAi;
+
+	private static ConfigurableApplicationContext server;
+
+	private static ConfigurableApplicationContext client;
+
+	@BeforeAll
+	static void start() {
+		openAi = new FakeOpenAiServerAccess();
+		server = new SpringApplicationBuilder(DocumentServer.class)
+			.properties("server.port=0", "server.address=127.0.0.1", "server.shutdown=immediate",
+					"spring.ai.mcp.server.protocol=STREAMABLE", "spring.ai.mcp.client.enabled=false",
+					"spring.ai.model.chat=none", "spring.ai.model.embedding=none", "spring.ai.model.image=none",
+					"spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
+					"spring.ai.model.moderation=none", "mantle.hooks.enabled=false")
+			.run();
+		String port = server.getEnvironment().getProperty("local.server.port");
+		client = new SpringApplicationBuilder(ChatApp.class).web(WebApplicationType.NONE)
+			.properties("spring.ai.mcp.server.enabled=false", "spring.ai.openai.base-url=" + openAi.baseUrl(),
+					"spring.ai.openai.api-key=test-key", "spring.ai.openai.chat.model=fake-model",
+					"spring.ai.openai.max-retries=0", "spring.ai.model.embedding=none", "spring.ai.model.image=none",
+					"spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
+					"spring.ai.model.moderation=none",
+					"spring.ai.mcp.client.streamable-http.connections.documents.url=http://127.0.0.1:" + port,
+					"logging.level.io.mantlehooks=TRACE")
+			.run();
+	}
+
+	@AfterAll
+	static void stop() {
+		client.close();
+		server.close();
+		openAi.close();
+	}
+
+	@AfterEach
+	void reset() {
+		openAi.clear();
+		server.getBean(DocumentServer.DocumentTool.class).metas.clear();
+		client.getBean(MetaHooks.class).observed.clear();
+	}
+
+	@Test
+	void hookMetadataArrivesAsMetaOnThatCallOnly(CapturedOutput output) {
+		openAi.toolCall("call_1", "get_document", "{\"documentId\":\"D-1\"}");
+		openAi.text("Here is your document.");
+		ChatMemory memory = MessageWindowChatMemory.builder().build();
+		String reply = chatClient().prompt()
+			.user("Show my upload")
+			.tools(client.getBean(SyncMcpToolCallbackProvider.class))
+			.toolContext(Map.of("tenant", "acme", "document_ref", "configured-value"))
+			.advisors(MessageChatMemoryAdvisor.builder(memory).build())
+			.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
+			.call()
+			.content();
+		assertThat(reply).isEqualTo("Here is your document.");
+		DocumentServer.DocumentTool tool = server.getBean(DocumentServer.DocumentTool.class);
+		assertThat(tool.metas).singleElement()
+			.satisfies((meta) -> assertThat(meta).containsEntry("document_ref", SECRET_REF)
+				.containsEntry("tenant", "acme")
+				.doesNotContainKey("mantle.mcp_meta"));
+		assertThat(tool.documentIds).containsExactly("D-1");
+		assertThat(openAi.requestBody(1)).doesNotContain(SECRET_REF);
+		assertThat(memory.get("c1").toString()).doesNotContain(SECRET_REF);
+		assertThat(client.getBean(MetaHooks.class).observed)
+			.allSatisfy((call) -> assertThat(call.metadata()).isEmpty());
+		// logs name the keys only
+		assertThat(output).contains("document_ref").doesNotContain(SECRET_REF);
+	}
+
+	@Test
+	void theSameHookOnALocalToolDropsTheMetadata() {
+		openAi.toolCall("call_1", "note", "{\"text\":\"hi\"}");
+		openAi.text("Noted.");
+		LocalTools local = new LocalTools();
+		chatClient().prompt().user("Note hi").tools(local).toolContext(Map.of("tenant", "acme")).call().content();
+		assertThat(local.contexts).singleElement()
+			.satisfies((context) -> assertThat(context).containsEntry("tenant", "acme")
+				.doesNotContainKey("mantle.mcp_meta")
+				.doesNotContainValue(Map.of("document_ref", SECRET_REF)));
+		assertThat(openAi.requestBody(1)).doesNotContain(SECRET_REF);
+	}
+
+	private static ChatClient chatClient() {
+		return client.getBean(ChatClient.Builder.class).build();
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class ChatApp {
+
+		@Bean
+		MetaHooks metaHooks() {
+			return new MetaHooks();
+		}
+
+	}
+
+	/**
+	 * Attaches metadata only the MCP server should see.
+	 */
+	static class MetaHooks {
+
+		final List<ToolCallPayload> observed = new CopyOnWriteArrayList<>();
+
+		@ModifyToolCall
+		ToolCallPayload attach(ToolCallPayload call) {
+			return call.withMetadata(Map.of("document_ref", SECRET_REF));
+		}
+
+		@OnToolCall
+		void watch(ToolCallPayload call) {
+			this.observed.add(call);
+		}
+
+	}
+
+	static class LocalTools {
+
+		final List<Map<String, Object>> contexts = new CopyOnWriteArrayList<>();
+
+		@Tool(name = "note", description = "Take a note")
+		String note(String text, ToolContext toolContext) {
+			this.contexts.add(Map.copyOf(toolContext.getContext()));
+			return "noted";
+		}
+
+	}
+
+}
