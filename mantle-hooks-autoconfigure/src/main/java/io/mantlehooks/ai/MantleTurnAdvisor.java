@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
@@ -76,7 +77,7 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 		}
 		TurnState state = start.state();
 		ChatClientResponse response;
-		try {
+		try (CurrentTurn.Scope scope = CurrentTurn.open(state)) {
 			response = chain.nextCall(start.request());
 		}
 		catch (RuntimeException | Error ex) {
@@ -89,15 +90,29 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
-		return Mono.fromCallable(() -> start(request)).subscribeOn(Schedulers.boundedElastic()).flatMapMany((start) -> {
-			if (start.reply() != null) {
-				return Flux.just(start.reply());
-			}
-			TurnState state = start.state();
-			return chain.nextStream(start.request())
-				.map((chunk) -> withOutcome(chunk, state))
-				.doFinally((signal) -> finished(state, status(signal)));
-		});
+		AtomicReference<CurrentTurn.Scope> current = new AtomicReference<>();
+		return Mono.fromCallable(() -> start(request))
+			.subscribeOn(Schedulers.boundedElastic())
+			// the turn is current while the rest of the chain subscribes on this thread,
+			// so the tasks it schedules carry it (see CurrentTurnPropagation)
+			.doOnNext((start) -> current.set(CurrentTurn.open(start.state())))
+			.doOnTerminate(() -> closeScope(current))
+			.flatMapMany((start) -> {
+				if (start.reply() != null) {
+					return Flux.just(start.reply());
+				}
+				TurnState state = start.state();
+				return chain.nextStream(start.request())
+					.map((chunk) -> withOutcome(chunk, state))
+					.doFinally((signal) -> finished(state, status(signal)));
+			});
+	}
+
+	private static void closeScope(AtomicReference<CurrentTurn.Scope> current) {
+		CurrentTurn.Scope scope = current.getAndSet(null);
+		if (scope != null) {
+			scope.close();
+		}
 	}
 
 	private static TurnStatus status(SignalType signal) {

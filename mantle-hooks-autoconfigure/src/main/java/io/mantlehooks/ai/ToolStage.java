@@ -58,6 +58,13 @@ final class ToolStage {
 	}
 
 	Step run(TurnState state, List<Message> history, ToolCallingChatOptions options, ChatResponse response) {
+		try (CurrentTurn.Scope scope = CurrentTurn.open(state)) {
+			return runBatch(state, history, options, response);
+		}
+	}
+
+	private Step runBatch(TurnState state, List<Message> history, ToolCallingChatOptions options,
+			ChatResponse response) {
 		if (!this.hooks.hasHooks(HookPoint.TOOL_CALL) && !this.hooks.hasHooks(HookPoint.TOOL_RESULT)) {
 			ToolExecutionResult result = this.toolCallingManager.executeToolCalls(new Prompt(history, options),
 					response);

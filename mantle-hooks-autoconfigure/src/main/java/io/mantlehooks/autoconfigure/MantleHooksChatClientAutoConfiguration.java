@@ -1,5 +1,7 @@
 package io.mantlehooks.autoconfigure;
 
+import io.mantlehooks.ai.CurrentTurnPropagation;
+import io.mantlehooks.ai.KnowledgeBeanPostProcessor;
 import io.mantlehooks.ai.MantleChatClientCustomizer;
 import io.mantlehooks.ai.MantleMcpMetaConverter;
 import io.mantlehooks.runtime.HookResponses;
@@ -34,6 +36,17 @@ public final class MantleHooksChatClientAutoConfiguration {
 		return new MantleChatClientCustomizer(hooks, responses,
 				toolCallingManager.getIfAvailable(() -> ToolCallingManager.builder().build()),
 				properties.getMaxIterations());
+	}
+
+	@Bean
+	static KnowledgeBeanPostProcessor mantleKnowledgeBeanPostProcessor(ObjectProvider<HookRunner> hooks) {
+		return new KnowledgeBeanPostProcessor(hooks);
+	}
+
+	@Bean
+	@ConditionalOnClass(name = "reactor.core.scheduler.Schedulers")
+	CurrentTurnPropagation mantleCurrentTurnPropagation() {
+		return new CurrentTurnPropagation();
 	}
 
 	/**

@@ -1,0 +1,63 @@
+package io.mantlehooks.ai;
+
+import java.lang.reflect.Modifier;
+
+import io.mantlehooks.runtime.HookRunner;
+
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Wraps {@code VectorStore} and {@code DocumentRetriever} beans so that every knowledge
+ * search, from {@code QuestionAnswerAdvisor}, {@code RetrievalAugmentationAdvisor} or a
+ * hand-written tool, passes the knowledge hooks. The RAG advisors are final, so the beans
+ * they use are wrapped instead; the proxy keeps the bean's class, so injection by the
+ * concrete type still works.
+ */
+public final class KnowledgeBeanPostProcessor implements BeanPostProcessor {
+
+	private static final String VECTOR_STORE = "org.springframework.ai.vectorstore.VectorStore";
+
+	private static final String DOCUMENT_RETRIEVER = "org.springframework.ai.rag.retrieval.search.DocumentRetriever";
+
+	private final KnowledgeSearchInterceptor interceptor;
+
+	private final Class<?>[] searchTypes;
+
+	/**
+	 * Create the post-processor.
+	 * @param hooks the hook runner, resolved lazily at the first search
+	 */
+	public KnowledgeBeanPostProcessor(ObjectProvider<HookRunner> hooks) {
+		this.interceptor = new KnowledgeSearchInterceptor(hooks);
+		ClassLoader classLoader = KnowledgeBeanPostProcessor.class.getClassLoader();
+		this.searchTypes = java.util.stream.Stream.of(VECTOR_STORE, DOCUMENT_RETRIEVER)
+			.filter((name) -> ClassUtils.isPresent(name, classLoader))
+			.map((name) -> ClassUtils.resolveClassName(name, classLoader))
+			.toArray(Class<?>[]::new);
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		for (Class<?> searchType : this.searchTypes) {
+			if (searchType.isInstance(bean)) {
+				return wrap(bean);
+			}
+		}
+		return bean;
+	}
+
+	private Object wrap(Object bean) {
+		ProxyFactory proxyFactory = new ProxyFactory(bean);
+		Class<?> targetClass = AopUtils.getTargetClass(bean);
+		// keep the concrete class where a subclass proxy is possible
+		proxyFactory.setProxyTargetClass(!Modifier.isFinal(targetClass.getModifiers()) && !targetClass.isSynthetic()
+				&& !targetClass.getName().contains("$$Lambda"));
+		proxyFactory.addAdvice(this.interceptor);
+		return proxyFactory.getProxy(targetClass.getClassLoader());
+	}
+
+}
