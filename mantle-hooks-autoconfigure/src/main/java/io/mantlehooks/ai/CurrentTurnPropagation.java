@@ -1,5 +1,8 @@
 package io.mantlehooks.ai;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
+import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -15,14 +18,33 @@ public final class CurrentTurnPropagation implements InitializingBean, Disposabl
 
 	private static final String HOOK_KEY = "mantle-hooks-current-turn";
 
+	/**
+	 * Subscribe to the flux with the turn current, so the tasks that the subscription
+	 * schedules right away (Spring AI's advisors publish on their schedulers) carry it.
+	 */
+	static <T> Flux<T> subscribeWithin(TurnState state, Flux<T> flux) {
+		return Flux.from((subscriber) -> {
+			try (CurrentTurn.Scope scope = CurrentTurn.open(state)) {
+				flux.subscribe(subscriber);
+			}
+		});
+	}
+
+	/** The hook is global to Reactor: several application contexts share one. */
+	private static final AtomicInteger USERS = new AtomicInteger();
+
 	@Override
 	public void afterPropertiesSet() {
-		Schedulers.onScheduleHook(HOOK_KEY, CurrentTurn::carry);
+		if (USERS.getAndIncrement() == 0) {
+			Schedulers.onScheduleHook(HOOK_KEY, CurrentTurn::carry);
+		}
 	}
 
 	@Override
 	public void destroy() {
-		Schedulers.resetOnScheduleHook(HOOK_KEY);
+		if (USERS.decrementAndGet() == 0) {
+			Schedulers.resetOnScheduleHook(HOOK_KEY);
+		}
 	}
 
 }

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
@@ -90,29 +89,15 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
-		AtomicReference<CurrentTurn.Scope> current = new AtomicReference<>();
-		return Mono.fromCallable(() -> start(request))
-			.subscribeOn(Schedulers.boundedElastic())
-			// the turn is current while the rest of the chain subscribes on this thread,
-			// so the tasks it schedules carry it (see CurrentTurnPropagation)
-			.doOnNext((start) -> current.set(CurrentTurn.open(start.state())))
-			.doOnTerminate(() -> closeScope(current))
-			.flatMapMany((start) -> {
-				if (start.reply() != null) {
-					return Flux.just(start.reply());
-				}
-				TurnState state = start.state();
-				return chain.nextStream(start.request())
-					.map((chunk) -> withOutcome(chunk, state))
-					.doFinally((signal) -> finished(state, status(signal)));
-			});
-	}
-
-	private static void closeScope(AtomicReference<CurrentTurn.Scope> current) {
-		CurrentTurn.Scope scope = current.getAndSet(null);
-		if (scope != null) {
-			scope.close();
-		}
+		return Mono.fromCallable(() -> start(request)).subscribeOn(Schedulers.boundedElastic()).flatMapMany((start) -> {
+			if (start.reply() != null) {
+				return Flux.just(start.reply());
+			}
+			TurnState state = start.state();
+			return CurrentTurnPropagation.subscribeWithin(state, chain.nextStream(start.request()))
+				.map((chunk) -> withOutcome(chunk, state))
+				.doFinally((signal) -> finished(state, status(signal)));
+		});
 	}
 
 	private static TurnStatus status(SignalType signal) {
