@@ -69,6 +69,17 @@ final class ChatResponses {
 		return response.mutate().chatResponse(withFirstOutput(chatResponse, rewritten)).build();
 	}
 
+	/**
+	 * Return the response with no generation at all: the reply was dropped, so there is
+	 * nothing to send and nothing for chat memory to store.
+	 */
+	static ChatClientResponse withoutGenerations(ChatClientResponse response) {
+		ChatResponse chatResponse = response.chatResponse();
+		ChatResponse.Builder builder = (chatResponse != null) ? ChatResponse.builder().from(chatResponse)
+				: ChatResponse.builder();
+		return response.mutate().chatResponse(builder.generations(List.of()).build()).build();
+	}
+
 	static ChatResponse withFirstOutput(ChatResponse chatResponse, AssistantMessage output) {
 		List<Generation> generations = new ArrayList<>(chatResponse.getResults());
 		Generation first = generations.get(0);

@@ -3,6 +3,7 @@ package io.mantlehooks.ai;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -20,7 +21,6 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.ai.chat.client.ChatClientMessageAggregator;
 import org.springframework.ai.chat.client.ChatClientRequest;
@@ -84,21 +84,42 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
+		TurnState state = TurnState.of(request);
 		if (buffersResponses()) {
 			// a response modifier must see the whole completion before anything is
 			// emitted
-			return Mono
-				.fromCallable(() -> call(request, (prepared) -> aggregate(chain.copy(this).nextStream(prepared))))
-				.subscribeOn(Schedulers.boundedElastic())
-				.flux();
+			return attempt(request, chain, state).flux();
 		}
-		return Mono.fromCallable(() -> prepare(request))
-			.subscribeOn(Schedulers.boundedElastic())
-			.flatMapMany((prepared) -> {
-				ChatClientResponse reply = prepared.reply();
-				return (reply != null) ? Flux.just(reply)
-						: observeWhenComplete(request, chain.copy(this).nextStream(prepared.request()));
-			});
+		return Blocking.call(state, () -> prepare(request)).flatMapMany((prepared) -> {
+			ChatClientResponse reply = prepared.reply();
+			return (reply != null) ? Flux.just(reply)
+					: observeWhenComplete(request, chain.copy(this).nextStream(prepared.request()));
+		});
+	}
+
+	/**
+	 * One buffered model call, and another after each {@link RetryModel}; the same steps
+	 * as the call path, without blocking a thread while the model streams.
+	 */
+	private Mono<ChatClientResponse> attempt(ChatClientRequest request, StreamAdvisorChain chain, TurnState state) {
+		return Blocking.call(state, () -> prepare(request)).flatMap((prepared) -> {
+			ChatClientResponse reply = prepared.reply();
+			if (reply != null) {
+				return Mono.just(reply);
+			}
+			long started = System.nanoTime();
+			return aggregate(chain.copy(this).nextStream(prepared.request()))
+				.flatMap((response) -> Blocking.call(state,
+						() -> onResponse(state, response, (System.nanoTime() - started) / 1_000_000)))
+				.flatMap((decision) -> {
+					RetryModel retry = decision.retry();
+					if (retry == null) {
+						return Mono.just(decision.response());
+					}
+					state.retryWith(retry.feedback());
+					return attempt(request, chain, state);
+				});
+		});
 	}
 
 	boolean buffersResponses() {
@@ -201,8 +222,9 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 			ModelResponsePayload original, ModelResponsePayload rewritten) {
 		Set<String> modelIds = original.toolCalls().stream().map(ModelToolCall::id).collect(Collectors.toSet());
 		List<ModelToolCall> calls = rewritten.toolCalls();
-		if (!calls.stream().map(ModelToolCall::id).allMatch(modelIds::contains)) {
-			logger.warn("Model-response hook returned tool calls with ids the model never sent; "
+		List<String> ids = calls.stream().map(ModelToolCall::id).toList();
+		if (!modelIds.containsAll(ids) || new java.util.HashSet<>(ids).size() != ids.size()) {
+			logger.warn("Model-response hook returned tool calls with ids the model never sent, or one id twice; "
 					+ "keeping the original response (tool-call ids belong to the model)");
 			return response;
 		}
@@ -233,10 +255,12 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 		});
 	}
 
-	static ChatClientResponse aggregate(Flux<ChatClientResponse> chunks) {
-		ChatClientResponse[] aggregated = new ChatClientResponse[1];
-		AGGREGATOR.aggregateChatClientResponse(chunks, (response) -> aggregated[0] = response).blockLast();
-		return aggregated[0];
+	/**
+	 * The whole completion of a stream as one response, without blocking.
+	 */
+	static Mono<ChatClientResponse> aggregate(Flux<ChatClientResponse> chunks) {
+		AtomicReference<ChatClientResponse> aggregated = new AtomicReference<>();
+		return AGGREGATOR.aggregateChatClientResponse(chunks, aggregated::set).then(Mono.fromSupplier(aggregated::get));
 	}
 
 	/**

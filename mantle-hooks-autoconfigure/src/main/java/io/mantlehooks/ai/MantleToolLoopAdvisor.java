@@ -8,7 +8,6 @@ import io.mantlehooks.runtime.HookResponses;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.ai.chat.client.ChatClientAttributes;
 import org.springframework.ai.chat.client.ChatClientMessageAggregator;
@@ -78,10 +77,9 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
 		TurnState state = TurnState.of(request);
 		if (buffers()) {
-			return Mono
-				.fromCallable(() -> reply(state,
-						loop(request, (round) -> MantleModelCallAdvisor.aggregate(chain.copy(this).nextStream(round)))))
-				.subscribeOn(Schedulers.boundedElastic())
+			List<Message> instructions = request.prompt().getInstructions();
+			return bufferedLoop(request, chain, state, instructions, instructions)
+				.flatMap((response) -> Blocking.call(state, () -> reply(state, response)))
 				.flux();
 		}
 		Rounds rounds = new Rounds(request, chain, state);
@@ -154,7 +152,38 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 	}
 
 	/**
-	 * The turn's reply passes the outgoing-text hooks once it is complete.
+	 * The buffered streaming loop: each round's completion is aggregated (without
+	 * blocking), then handled like a call-path round.
+	 */
+	private Mono<ChatClientResponse> bufferedLoop(ChatClientRequest request, StreamAdvisorChain chain, TurnState state,
+			List<Message> instructions, List<Message> history) {
+		ChatOptions options = request.prompt().getOptions();
+		return MantleModelCallAdvisor.aggregate(chain.copy(this).nextStream(round(request, instructions, options)))
+			.flatMap((response) -> {
+				if (!runsTools(request) || !ChatResponses.hasToolCalls(response.chatResponse())) {
+					return Mono.just(response);
+				}
+				return Blocking
+					.call(state,
+							() -> this.tools.run(state, history, (ToolCallingChatOptions) options,
+									response.chatResponse()))
+					.flatMap((step) -> {
+						if (step instanceof ToolStage.Step.Next advance) {
+							return bufferedLoop(request, chain, state, advance.history(), advance.history());
+						}
+						if (step instanceof ToolStage.Step.Retry retry) {
+							state.retryWith(retry.feedback());
+							return bufferedLoop(request, chain, state, instructions, history);
+						}
+						return Mono.just((step instanceof ToolStage.Step.Direct direct)
+								? returnDirect(response, direct.result()) : toolCallHookError(request));
+					});
+			});
+	}
+
+	/**
+	 * The turn's reply passes the outgoing-text hooks once it is complete; a reply the
+	 * hooks dropped leaves a response with no generation, so nothing is sent or stored.
 	 */
 	private ChatClientResponse reply(TurnState state, ChatClientResponse response) {
 		if (ChatResponses.hasToolCalls(response.chatResponse())) {
@@ -165,6 +194,9 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			return response;
 		}
 		String processed = this.outgoing.process(state, text);
+		if (processed == null) {
+			return ChatResponses.withoutGenerations(response);
+		}
 		return processed.equals(text) ? response : ChatResponses.withText(response, processed);
 	}
 
@@ -203,13 +235,13 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 		private Flux<ChatClientResponse> next(@Nullable ChatClientResponse response, List<Message> instructions,
 				List<Message> history, @Nullable ChatOptions options) {
 			if (response == null || !runsTools(this.request) || !ChatResponses.hasToolCalls(response.chatResponse())) {
-				MantleToolLoopAdvisor.this.outgoing.observeStreamed(this.state, this.streamed.toString());
+				observeStreamed();
 				return Flux.empty();
 			}
-			return Mono
-				.fromCallable(() -> MantleToolLoopAdvisor.this.tools.run(this.state, history,
-						(ToolCallingChatOptions) options, response.chatResponse()))
-				.subscribeOn(Schedulers.boundedElastic())
+			return Blocking
+				.call(this.state,
+						() -> MantleToolLoopAdvisor.this.tools.run(this.state, history,
+								(ToolCallingChatOptions) options, response.chatResponse()))
 				.flatMapMany((step) -> {
 					if (step instanceof ToolStage.Step.Next advance) {
 						return stream(advance.history(), advance.history());
@@ -221,9 +253,14 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 					ChatClientResponse reply = (step instanceof ToolStage.Step.Direct direct)
 							? returnDirect(response, direct.result()) : toolCallHookError(this.request);
 					record(reply);
-					MantleToolLoopAdvisor.this.outgoing.observeStreamed(this.state, this.streamed.toString());
+					observeStreamed();
 					return Flux.just(reply);
 				});
+		}
+
+		private void observeStreamed() {
+			this.state.caller()
+				.run(() -> MantleToolLoopAdvisor.this.outgoing.observeStreamed(this.state, this.streamed.toString()));
 		}
 
 		private void record(ChatClientResponse chunk) {

@@ -13,6 +13,7 @@ import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.runtime.HookResponses;
+import io.mantlehooks.runtime.CallerContext;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.ModifyResult;
 import org.jspecify.annotations.Nullable;
@@ -70,7 +71,7 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 
 	@Override
 	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
-		Start start = start(request);
+		Start start = start(request, CallerContext.capture());
 		if (start.reply() != null) {
 			return start.reply();
 		}
@@ -89,15 +90,18 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
-		return Mono.fromCallable(() -> start(request)).subscribeOn(Schedulers.boundedElastic()).flatMapMany((start) -> {
-			if (start.reply() != null) {
-				return Flux.just(start.reply());
-			}
-			TurnState state = start.state();
-			return CurrentTurnPropagation.subscribeWithin(state, chain.nextStream(start.request()))
-				.map((chunk) -> withOutcome(chunk, state))
-				.doFinally((signal) -> finished(state, status(signal)));
-		});
+		CallerContext caller = CallerContext.capture();
+		return Mono.fromCallable(() -> caller.call(() -> start(request, caller)))
+			.subscribeOn(Schedulers.boundedElastic())
+			.flatMapMany((start) -> {
+				if (start.reply() != null) {
+					return Flux.just(start.reply());
+				}
+				TurnState state = start.state();
+				return CurrentTurnPropagation.subscribeWithin(state, chain.nextStream(start.request()))
+					.map((chunk) -> withOutcome(chunk, state))
+					.doFinally((signal) -> state.caller().run(() -> finished(state, status(signal))));
+			});
 	}
 
 	private static TurnStatus status(SignalType signal) {
@@ -113,8 +117,8 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 	 * hook) ends the turn before it starts: the reply passes the outgoing-text hooks, and
 	 * the turn-started/finished hooks do not fire.
 	 */
-	private Start start(ChatClientRequest request) {
-		TurnState state = TurnState.fromParams(request.context());
+	private Start start(ChatClientRequest request, CallerContext caller) {
+		TurnState state = TurnState.fromParams(request.context(), caller);
 		ChatClientRequest turnRequest = request.mutate().context(TurnState.CONTEXT_KEY, state).build();
 		List<Message> messages = turnRequest.prompt().getInstructions();
 		int userIndex = lastUserMessage(messages);
@@ -156,7 +160,11 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 	private Start rejected(ChatClientRequest request, TurnState state, @Nullable String responseName) {
 		String reply = this.outgoing.process(state,
 				this.responses.resolve(responseName, HookResponses.INCOMING_MESSAGE_REJECTED));
-		return new Start(request, state, withOutcome(ChatResponses.textResponse(request, reply), state));
+		ChatClientResponse response = ChatResponses.textResponse(request, (reply != null) ? reply : "");
+		if (reply == null) {
+			response = ChatResponses.withoutGenerations(response);
+		}
+		return new Start(request, state, withOutcome(response, state));
 	}
 
 	private void finished(TurnState state, TurnStatus status) {

@@ -6,6 +6,7 @@ import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.ModifyResult;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the outgoing-text hooks on a completed reply. A rewrite is what the user receives;
@@ -28,9 +29,10 @@ final class OutgoingTextStage {
 	}
 
 	/**
-	 * Return the text to send for a completed reply; empty when nothing may be sent.
+	 * Return the text to send for a completed reply, or {@code null} when the reply is
+	 * dropped: nothing is sent and nothing stored.
 	 */
-	String process(TurnState state, String text) {
+	@Nullable String process(TurnState state, String text) {
 		if (!this.hooks.hasHooks(HookPoint.OUTGOING_TEXT)) {
 			return text;
 		}
@@ -49,7 +51,7 @@ final class OutgoingTextStage {
 			if (second instanceof ModifyResult.Proceed<OutgoingTextPayload> proceed) {
 				return proceed.payload().text();
 			}
-			return (second instanceof ModifyResult.Failed) ? fallback : "";
+			return (second instanceof ModifyResult.Failed) ? fallback : null;
 		}
 		// fail open: the original text is sent
 		return text;

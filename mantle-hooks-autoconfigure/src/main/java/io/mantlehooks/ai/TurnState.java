@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.MantleHooks;
+import io.mantlehooks.runtime.CallerContext;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
@@ -40,6 +41,8 @@ final class TurnState {
 
 	private final boolean voice;
 
+	private final CallerContext caller;
+
 	private final AtomicInteger modelCalls = new AtomicInteger();
 
 	private volatile @Nullable String feedback;
@@ -48,7 +51,9 @@ final class TurnState {
 
 	private volatile @Nullable String reason;
 
-	private TurnState(String senderId, Map<String, Object> call, Channel channel, String messageId, boolean voice) {
+	private TurnState(String senderId, Map<String, Object> call, Channel channel, String messageId, boolean voice,
+			CallerContext caller) {
+		this.caller = caller;
 		this.turnId = UUID.randomUUID().toString();
 		this.senderId = senderId;
 		this.call = call;
@@ -66,12 +71,17 @@ final class TurnState {
 		if (existing instanceof TurnState state) {
 			return state;
 		}
-		TurnState state = fromParams(request.context());
+		TurnState state = fromParams(request.context(), CallerContext.capture());
 		request.context().put(CONTEXT_KEY, state);
 		return state;
 	}
 
-	static TurnState fromParams(Map<String, @Nullable Object> context) {
+	/**
+	 * Create the state of a new turn from the advisor params.
+	 * @param context the advisor context
+	 * @param caller the caller's thread context, restored wherever the turn's hooks run
+	 */
+	static TurnState fromParams(Map<String, @Nullable Object> context, CallerContext caller) {
 		Object sender = context.get(MantleHooks.SENDER_ID);
 		if (!(sender instanceof String) || ((String) sender).isEmpty()) {
 			Object conversation = context.get(ChatMemory.CONVERSATION_ID);
@@ -85,7 +95,7 @@ final class TurnState {
 		Map<String, Object> callMap = (call instanceof Map<?, ?> map) ? (Map<String, Object>) map : Map.of();
 		return new TurnState((String) sender, callMap, withoutDiscardedFlag(channel),
 				(messageId != null) ? messageId.toString() : "",
-				Boolean.TRUE.equals(voice) || (voice instanceof String text && Boolean.parseBoolean(text)));
+				Boolean.TRUE.equals(voice) || (voice instanceof String text && Boolean.parseBoolean(text)), caller);
 	}
 
 	private static Channel withoutDiscardedFlag(@Nullable Object value) {
@@ -97,6 +107,10 @@ final class TurnState {
 		Map<String, Object> metadata = new LinkedHashMap<>(channel.metadata());
 		metadata.remove(DISCARDED);
 		return new Channel(channel.name(), metadata);
+	}
+
+	CallerContext caller() {
+		return this.caller;
 	}
 
 	String turnId() {
@@ -148,9 +162,15 @@ final class TurnState {
 		return taken;
 	}
 
-	void outcome(String outcome, String reason) {
-		this.outcome = outcome;
-		this.reason = reason;
+	/**
+	 * Record why the turn's reply is not the model's; the first outcome of a turn is the
+	 * one reported (a rejected fallback does not hide the original rejection).
+	 */
+	synchronized void outcome(String outcome, String reason) {
+		if (this.outcome == null) {
+			this.outcome = outcome;
+			this.reason = reason;
+		}
 	}
 
 	@Nullable String outcome() {

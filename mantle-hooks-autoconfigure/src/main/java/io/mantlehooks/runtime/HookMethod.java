@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import io.github.resilience4j.timelimiter.TimeLimiter;
@@ -117,8 +118,8 @@ public final class HookMethod {
 		}
 	}
 
-	CompletableFuture<@Nullable Object> toFuture(Object returned) {
-		return this.style.toFuture(returned);
+	CompletableFuture<@Nullable Object> toFuture(Object returned, Executor executor) {
+		return this.style.toFuture(returned, executor);
 	}
 
 	@Override

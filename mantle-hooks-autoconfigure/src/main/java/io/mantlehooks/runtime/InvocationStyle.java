@@ -3,9 +3,11 @@ package io.mantlehooks.runtime;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.util.ClassUtils;
 
@@ -55,9 +57,9 @@ enum InvocationStyle {
 	 * Adapt what an asynchronous hook returned to a future; an empty {@code Mono}
 	 * completes with {@code null}.
 	 */
-	CompletableFuture<@Nullable Object> toFuture(Object returned) {
+	CompletableFuture<@Nullable Object> toFuture(Object returned, Executor executor) {
 		if (this == MONO) {
-			return ReactorTypes.toFuture(returned);
+			return ReactorTypes.toFuture(returned, executor);
 		}
 		@SuppressWarnings("unchecked")
 		CompletionStage<@Nullable Object> stage = (CompletionStage<@Nullable Object>) returned;
@@ -76,8 +78,13 @@ enum InvocationStyle {
 		}
 
 		@SuppressWarnings("unchecked")
-		static CompletableFuture<@Nullable Object> toFuture(Object returned) {
-			return ((Mono<@Nullable Object>) returned).toFuture();
+		/**
+		 * Subscribe on the hook executor: a lazy {@code Mono} (say
+		 * {@code Mono.fromCallable}) does its work when subscribed, and that work must
+		 * not run on the caller's thread outside the timeout.
+		 */
+		static CompletableFuture<@Nullable Object> toFuture(Object returned, Executor executor) {
+			return ((Mono<@Nullable Object>) returned).subscribeOn(Schedulers.fromExecutor(executor)).toFuture();
 		}
 
 	}

@@ -87,7 +87,7 @@ final class ModifyLane {
 			return this.executor.submit(() -> hook.invoke(input));
 		}
 		Object returned = hook.invoke(input);
-		return (returned != null) ? hook.toFuture(returned) : CompletableFuture.completedFuture(null);
+		return (returned != null) ? hook.toFuture(returned, this.executor) : CompletableFuture.completedFuture(null);
 	}
 
 	private static <P extends HookPayload> ModifyResult<P> signalled(HookMethod hook, HookSignal signal, P payload) {

@@ -114,6 +114,10 @@ final class ObserveLane {
 
 		private volatile @Nullable CompletableFuture<@Nullable Object> pending;
 
+		private volatile boolean deadlinePassed;
+
+		private final AtomicBoolean expired = new AtomicBoolean();
+
 		Invocation(HookMethod observer, HookPayload payload) {
 			this.observer = observer;
 			this.call = new FutureTask<>(() -> observer.invoke(payload));
@@ -139,14 +143,18 @@ final class ObserveLane {
 					finish();
 				}
 				else {
-					CompletableFuture<@Nullable Object> future = this.observer.toFuture(returned);
+					CompletableFuture<@Nullable Object> future = this.observer.toFuture(returned,
+							ObserveLane.this.executor);
 					this.pending = future;
 					future.whenComplete((result, ex) -> {
-						if (ex != null) {
+						if (ex != null && !this.expired.get()) {
 							crashed(ex);
 						}
 						finish();
 					});
+					if (this.deadlinePassed) {
+						expire();
+					}
 				}
 			}
 			catch (ExecutionException ex) {
@@ -166,14 +174,39 @@ final class ObserveLane {
 			}
 		}
 
+		/**
+		 * Runs on the timer thread. The timeout is reported before anything is cancelled
+		 * (cancelling completes the future, whose callbacks would report a crash), and
+		 * the cancellation itself runs on the executor so user callbacks never hold the
+		 * timer.
+		 */
 		private void timeOut() {
-			CompletableFuture<@Nullable Object> future = this.pending;
-			if (this.call.cancel(true) || (future != null && future.cancel(true))) {
-				report("timed out after " + this.observer.timeout().toMillis() + "ms", null);
-				if (future != null) {
-					finish();
-				}
+			this.deadlinePassed = true;
+			if (this.call.isDone() && this.pending == null && this.observer.style() != InvocationStyle.BLOCKING) {
+				// the hook returned its stage but run() has not attached to it yet; run()
+				// sees deadlinePassed and finishes the job
+				return;
 			}
+			expire();
+		}
+
+		private void expire() {
+			if (this.finished.get() || !this.expired.compareAndSet(false, true)) {
+				return;
+			}
+			report("timed out after " + this.observer.timeout().toMillis() + "ms", null);
+			CompletableFuture<@Nullable Object> future = this.pending;
+			if (future == null) {
+				this.call.cancel(true);
+				return;
+			}
+			try {
+				ObserveLane.this.executor.execute(() -> future.cancel(true));
+			}
+			catch (TaskRejectedException ex) {
+				future.cancel(true);
+			}
+			finish();
 		}
 
 		private void crashed(@Nullable Throwable ex) {

@@ -376,13 +376,24 @@ class ChatTurnTests {
 	}
 
 	@Test
-	void replacementRejectedAgainSendsNothing() {
+	void replacementRejectedAgainSendsAndStoresNothing() {
 		this.openAi.reply(Reply.text("Secret."));
 		this.contextRunner.run((context) -> {
 			hooks(context).outgoing = (text) -> {
 				throw new HookRejection("everything is secret");
 			};
-			assertThat(chatClient(context).prompt().user("Hi").call().content()).isEmpty();
+			ChatMemory memory = MessageWindowChatMemory.builder().build();
+			ChatClientResponse response = chatClient(context).prompt()
+				.user("Hi")
+				.advisors(MessageChatMemoryAdvisor.builder(memory).build())
+				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
+				.call()
+				.chatClientResponse();
+			assertThat(response.chatResponse().getResults()).isEmpty();
+			assertThat(response.context()).containsEntry(MantleHooks.REASON, "everything is secret");
+			assertThat(texts(memory.get("c1"))).containsExactly("USER: Hi");
+			assertThat(hooks(context).calls).containsSubsequence("outgoing-text:Secret.",
+					"outgoing-text:Sorry, I can't share that response.");
 		});
 	}
 

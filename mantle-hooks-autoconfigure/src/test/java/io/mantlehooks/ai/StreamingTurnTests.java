@@ -135,6 +135,7 @@ class StreamingTurnTests {
 			RecordingObservers observers = ChatTurnTests.observers(context);
 			await().atMost(WAIT).until(() -> observers.of(TurnFinishedPayload.class).size() == 1);
 			assertThat(observers.of(TurnFinishedPayload.class).get(0).status()).isEqualTo(TurnStatus.CANCELLED);
+			await().during(Duration.ofMillis(300)).until(() -> observers.of(TurnFinishedPayload.class).size() == 1);
 		});
 	}
 
@@ -176,12 +177,73 @@ class StreamingTurnTests {
 		});
 	}
 
+	@Test
+	void eachBufferingModifierAloneDeliversOneChunk() {
+		for (Class<?> hooks : List.of(SingleModifierHooks.ResponseOnly.class, SingleModifierHooks.ToolCallOnly.class,
+				SingleModifierHooks.OutgoingOnly.class)) {
+			this.openAi.reply(Reply.text("Rome is sunny today."));
+			this.contextRunner.withBean("singleModifier", hooks)
+				.run((context) -> assertThat(stream(context, "Weather?")).as(hooks.getSimpleName())
+					.containsExactly("Rome is sunny today."));
+		}
+	}
+
+	@Test
+	void manyConcurrentBufferedStreamsAllComplete() {
+		int turns = 40;
+		for (int i = 0; i < turns; i++) {
+			this.openAi.reply(Reply.text("Answer number " + i + "."));
+		}
+		this.contextRunner.withBean("scriptedHooks", ScriptedHooks.class).run((context) -> {
+			ChatClient chatClient = chatClient(context);
+			List<String> replies = reactor.core.publisher.Flux.range(0, turns)
+				.flatMap((i) -> chatClient.prompt().user("Question " + i).stream().content().reduce("", String::concat),
+						turns)
+				.collectList()
+				.block(Duration.ofSeconds(60));
+			assertThat(replies).hasSize(turns).allSatisfy((reply) -> assertThat(reply).startsWith("Answer number "));
+		});
+	}
+
+	@Test
+	void streamedTurnHooksSeeTheCallersMdc() {
+		this.openAi.reply(Reply.text("Hello."));
+		this.contextRunner.withBean("mdcHooks", MdcHooks.class).run((context) -> {
+			org.slf4j.MDC.put("requestId", "req-42");
+			try {
+				assertThat(stream(context, "Hi")).containsExactly("Hello.");
+			}
+			finally {
+				org.slf4j.MDC.remove("requestId");
+			}
+			assertThat(context.getBean(MdcHooks.class).seen).containsExactly("req-42", "req-42");
+		});
+	}
+
 	private List<String> stream(AssertableApplicationContext context, String text) {
 		return chatClient(context).prompt().user(text).stream().content().collectList().block(WAIT);
 	}
 
 	private static ChatClient chatClient(AssertableApplicationContext context) {
 		return context.getBean(ChatClient.Builder.class).build();
+	}
+
+	static class MdcHooks {
+
+		final List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+		@io.mantlehooks.annotation.ModifyIncomingMessage
+		io.mantlehooks.IncomingMessagePayload incoming(io.mantlehooks.IncomingMessagePayload message) {
+			this.seen.add(String.valueOf(org.slf4j.MDC.get("requestId")));
+			return message;
+		}
+
+		@io.mantlehooks.annotation.ModifyOutgoingText
+		OutgoingTextPayload outgoing(OutgoingTextPayload text) {
+			this.seen.add(String.valueOf(org.slf4j.MDC.get("requestId")));
+			return text;
+		}
+
 	}
 
 }

@@ -229,6 +229,20 @@ class ToolTurnTests {
 	}
 
 	@Test
+	void crashingResultHookKeepsTheOriginalResult() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}")), Reply.text("Found."));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			hooks.result = (result) -> {
+				throw new IllegalStateException("redactor down");
+			};
+			chatClient(context).prompt().user("Look up A1").tools(new ShopTools(hooks.events)).call().content();
+			assertThat(this.openAi.messages(1)).containsExactly("user: Look up A1",
+					"assistant: [lookup({\"id\":\"A1\"})]", "tool: \"A1 found\"");
+		});
+	}
+
+	@Test
 	void throwingToolYieldsAnErrorResultTheHooksSee() {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "explode", "{}")), Reply.text("That failed."));
 		this.withToolHooks.run((context) -> {

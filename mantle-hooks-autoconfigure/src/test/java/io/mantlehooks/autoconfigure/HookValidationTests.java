@@ -258,6 +258,17 @@ class HookValidationTests {
 			});
 	}
 
+	@Test
+	void failureAnalyzerIsRegisteredWithSpringBoot() {
+		// other analyzers on the class path need constructor arguments; skip those
+		assertThat(org.springframework.core.io.support.SpringFactoriesLoader.forDefaultResourceLocation()
+			.load(org.springframework.boot.diagnostics.FailureAnalyzer.class,
+					org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler
+						.handleMessage((message, failure) -> {
+						})))
+			.hasAtLeastOneElementOfType(HookDefinitionFailureAnalyzer.class);
+	}
+
 	static HookDefinitionException startupFailure(AssertableApplicationContext context) {
 		assertThat(context).hasFailed();
 		Throwable failure = context.getStartupFailure();

@@ -205,6 +205,35 @@ class HookRunnerTests {
 	}
 
 	@Test
+	void lazyMonoHookRunsOffTheCallerThreadAndTimesOut() {
+		this.contextRunner.withBean("lazyMonoHook", LazyMonoHook.class).run((context) -> {
+			HookRunner runner = context.getBean(HookRunner.class);
+			ModifyResult<OutgoingTextPayload> result = runner.modify(HookPoint.OUTGOING_TEXT, outgoing("hi"));
+			assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class,
+					(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT));
+			LazyMonoHook hook = context.getBean(LazyMonoHook.class);
+			await().atMost(WAIT).until(() -> hook.thread.get() != null);
+			assertThat(hook.thread.get()).isNotEqualTo(Thread.currentThread().getName());
+		});
+	}
+
+	@Test
+	void asyncObserverTimeoutIsReportedAsTimeoutAndReleasesItsSlot(CapturedOutput output) {
+		this.contextRunner.withBean("neverObserver", NeverObserver.class)
+			.withPropertyValues("mantle.hooks.timeouts.observe=100ms", "mantle.hooks.observers.max-concurrent=1")
+			.run((context) -> {
+				HookRunner runner = context.getBean(HookRunner.class);
+				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("hi"));
+				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
+				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("again"));
+				assertThat(runner.getDroppedObserverInvocations()).isZero();
+				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
+			});
+		assertThat(output).contains("Observe hook 'neverObserver.watch' at point outgoing-text timed out after 100ms")
+			.doesNotContain("Observe hook 'neverObserver.watch' at point outgoing-text failed");
+	}
+
+	@Test
 	void observeReturnsWithoutWaitingForObservers() {
 		this.contextRunner.withBean("blockingObserver", BlockingObserver.class)
 			.withPropertyValues("mantle.hooks.timeouts.observe=5s")
@@ -485,6 +514,30 @@ class HookRunnerTests {
 				case "empty" -> Mono.empty();
 				default -> Mono.delay(Duration.ofMillis(10)).map((tick) -> query.withQuery("ticket " + query.query()));
 			};
+		}
+
+	}
+
+	static class LazyMonoHook {
+
+		final AtomicReference<String> thread = new AtomicReference<>();
+
+		@ModifyOutgoingText(timeoutMs = 100)
+		Mono<OutgoingTextPayload> slow(OutgoingTextPayload text) {
+			return Mono.fromCallable(() -> {
+				this.thread.set(Thread.currentThread().getName());
+				Thread.sleep(2000);
+				return text;
+			});
+		}
+
+	}
+
+	static class NeverObserver {
+
+		@OnOutgoingText
+		Mono<Void> watch(OutgoingTextPayload text) {
+			return Mono.never();
 		}
 
 	}
