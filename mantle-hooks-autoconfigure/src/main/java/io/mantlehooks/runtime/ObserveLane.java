@@ -191,7 +191,10 @@ final class ObserveLane {
 		}
 
 		private void expire() {
-			if (this.finished.get() || !this.expired.compareAndSet(false, true)) {
+			CompletableFuture<@Nullable Object> pendingResult = this.pending;
+			boolean completedInTime = (pendingResult != null) ? pendingResult.isDone()
+					: (this.call.isDone() && this.observer.style() == InvocationStyle.BLOCKING);
+			if (this.finished.get() || completedInTime || !this.expired.compareAndSet(false, true)) {
 				return;
 			}
 			report("timed out after " + this.observer.timeout().toMillis() + "ms", null);
