@@ -17,24 +17,17 @@ import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.ai.FakeOpenAiServer.Reply;
 import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
-import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
-import io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
-import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.MessageWindowChatMemory;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.UserMessage;
-import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
-import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
-import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.ai.tool.annotation.Tool;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -53,13 +46,8 @@ class ChatTurnTests {
 
 	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,
-				ChatClientAutoConfiguration.class, MantleHooksAutoConfiguration.class,
-				MantleHooksChatClientAutoConfiguration.class))
-		.withPropertyValues("spring.ai.openai.base-url=" + this.openAi.baseUrl(), "spring.ai.openai.api-key=test-key",
-				"spring.ai.openai.chat.model=fake-model", "spring.ai.openai.max-retries=0",
-				"mantle.hooks.timeouts.observe=2s", "mantle.hooks.responses.utter_spam_rejected=No spam, please.")
+	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
+		.withPropertyValues("mantle.hooks.responses.utter_spam_rejected=No spam, please.")
 		.withBean("scriptedHooks", ScriptedHooks.class)
 		.withBean("recordingObservers", RecordingObservers.class);
 
@@ -121,8 +109,7 @@ class ChatTurnTests {
 			ChatMemory memory = MessageWindowChatMemory.builder().build();
 			chatClient(context).prompt()
 				.user("my card is 4111")
-				.advisors(MessageChatMemoryAdvisor.builder(memory).build())
-				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
+				.advisors(ChatTestSupport.memory(memory, "c1"))
 				.call()
 				.content();
 			assertThat(this.openAi.messages(0)).containsExactly("user: my card is [card]");
@@ -159,8 +146,7 @@ class ChatTurnTests {
 			ChatMemory memory = MessageWindowChatMemory.builder().build();
 			ChatClientResponse response = chatClient(context).prompt()
 				.user("buy cheap pills")
-				.advisors(MessageChatMemoryAdvisor.builder(memory).build())
-				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
+				.advisors(ChatTestSupport.memory(memory, "c1"))
 				.call()
 				.chatClientResponse();
 			assertThat(response.chatResponse().getResult().getOutput().getText())
@@ -259,8 +245,7 @@ class ChatTurnTests {
 			ChatMemory memory = MessageWindowChatMemory.builder().build();
 			String reply = chatClient(context).prompt()
 				.user("What is it?")
-				.advisors(MessageChatMemoryAdvisor.builder(memory).build())
-				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
+				.advisors(ChatTestSupport.memory(memory, "c1"))
 				.call()
 				.content();
 			assertThat(reply).isEqualTo("The answer is forty-two.");
@@ -284,8 +269,7 @@ class ChatTurnTests {
 			ChatClient chatClient = chatClient(context);
 			String reply = chatClient.prompt()
 				.user("Capital of France?")
-				.advisors(MessageChatMemoryAdvisor.builder(memory).build())
-				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
+				.advisors(ChatTestSupport.memory(memory, "c1"))
 				.call()
 				.content();
 			assertThat(reply).isEqualTo("According to the atlas, Paris.");
@@ -297,12 +281,7 @@ class ChatTurnTests {
 			assertThat(hooks(context).calls).containsExactly("incoming-message", "model-request#1", "model-response",
 					"model-request#2", "model-response", "outgoing-text:According to the atlas, Paris.");
 			hooks(context).response = java.util.function.UnaryOperator.identity();
-			chatClient.prompt()
-				.user("And Spain?")
-				.advisors(MessageChatMemoryAdvisor.builder(memory).build())
-				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
-				.call()
-				.content();
+			chatClient.prompt().user("And Spain?").advisors(ChatTestSupport.memory(memory, "c1")).call().content();
 			assertThat(this.openAi.messages(2)).containsExactly("user: Capital of France?",
 					"assistant: According to the atlas, Paris.", "user: And Spain?");
 		});
@@ -340,8 +319,7 @@ class ChatTurnTests {
 			ChatMemory memory = MessageWindowChatMemory.builder().build();
 			String reply = chatClient(context).prompt()
 				.user("Number?")
-				.advisors(MessageChatMemoryAdvisor.builder(memory).build())
-				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
+				.advisors(ChatTestSupport.memory(memory, "c1"))
 				.call()
 				.content();
 			assertThat(reply).isEqualTo("Call me at [phone].");
@@ -362,8 +340,7 @@ class ChatTurnTests {
 			ChatMemory memory = MessageWindowChatMemory.builder().build();
 			ChatClientResponse response = chatClient(context).prompt()
 				.user("Password?")
-				.advisors(MessageChatMemoryAdvisor.builder(memory).build())
-				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
+				.advisors(ChatTestSupport.memory(memory, "c1"))
 				.call()
 				.chatClientResponse();
 			assertThat(response.chatResponse().getResult().getOutput().getText())
@@ -385,8 +362,7 @@ class ChatTurnTests {
 			ChatMemory memory = MessageWindowChatMemory.builder().build();
 			ChatClientResponse response = chatClient(context).prompt()
 				.user("Hi")
-				.advisors(MessageChatMemoryAdvisor.builder(memory).build())
-				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
+				.advisors(ChatTestSupport.memory(memory, "c1"))
 				.call()
 				.chatClientResponse();
 			assertThat(response.chatResponse().getResults()).isEmpty();
@@ -495,7 +471,7 @@ class ChatTurnTests {
 	}
 
 	private static ChatClient chatClient(AssertableApplicationContext context) {
-		return context.getBean(ChatClient.Builder.class).build();
+		return ChatTestSupport.chatClient(context);
 	}
 
 	static ScriptedHooks hooks(AssertableApplicationContext context) {

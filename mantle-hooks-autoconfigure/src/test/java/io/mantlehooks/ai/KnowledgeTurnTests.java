@@ -10,17 +10,12 @@ import io.mantlehooks.MantleHooks;
 import io.mantlehooks.Passage;
 import io.mantlehooks.ai.FakeOpenAiServer.Reply;
 import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
-import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
-import io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.advisor.vectorstore.QuestionAnswerAdvisor;
 import org.springframework.ai.document.Document;
-import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
-import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
-import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.ai.rag.advisor.RetrievalAugmentationAdvisor;
 import org.springframework.ai.rag.retrieval.search.DocumentRetriever;
 import org.springframework.ai.rag.retrieval.search.VectorStoreDocumentRetriever;
@@ -28,7 +23,6 @@ import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.ai.vectorstore.SearchRequest;
 import org.springframework.ai.vectorstore.SimpleVectorStore;
 import org.springframework.ai.vectorstore.VectorStore;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -51,12 +45,7 @@ class KnowledgeTurnTests {
 
 	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,
-				ChatClientAutoConfiguration.class, MantleHooksAutoConfiguration.class,
-				MantleHooksChatClientAutoConfiguration.class))
-		.withPropertyValues("spring.ai.openai.base-url=" + this.openAi.baseUrl(), "spring.ai.openai.api-key=test-key",
-				"spring.ai.openai.chat.model=fake-model", "spring.ai.openai.max-retries=0")
+	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
 		.withUserConfiguration(KnowledgeConfiguration.class);
 
 	@AfterEach
@@ -259,7 +248,7 @@ class KnowledgeTurnTests {
 	}
 
 	private static ChatClient chatClient(AssertableApplicationContext context) {
-		return context.getBean(ChatClient.Builder.class).build();
+		return ChatTestSupport.chatClient(context);
 	}
 
 	private static KnowledgeHooks hooks(AssertableApplicationContext context) {

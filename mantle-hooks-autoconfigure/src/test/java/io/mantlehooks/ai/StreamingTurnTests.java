@@ -10,19 +10,12 @@ import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.ai.FakeOpenAiServer.Reply;
 import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
-import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
-import io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.client.ChatClient;
-import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.MessageWindowChatMemory;
-import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
-import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
-import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -40,13 +33,7 @@ class StreamingTurnTests {
 
 	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,
-				ChatClientAutoConfiguration.class, MantleHooksAutoConfiguration.class,
-				MantleHooksChatClientAutoConfiguration.class))
-		.withPropertyValues("spring.ai.openai.base-url=" + this.openAi.baseUrl(), "spring.ai.openai.api-key=test-key",
-				"spring.ai.openai.chat.model=fake-model", "spring.ai.openai.max-retries=0",
-				"mantle.hooks.timeouts.observe=2s")
+	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
 		.withBean("recordingObservers", RecordingObservers.class);
 
 	@AfterEach
@@ -79,8 +66,7 @@ class StreamingTurnTests {
 			ChatMemory memory = MessageWindowChatMemory.builder().build();
 			List<String> chunks = chatClient(context).prompt()
 				.user("Weather?")
-				.advisors(MessageChatMemoryAdvisor.builder(memory).build())
-				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c1"))
+				.advisors(ChatTestSupport.memory(memory, "c1"))
 				.stream()
 				.content()
 				.collectList()
@@ -225,7 +211,7 @@ class StreamingTurnTests {
 	}
 
 	private static ChatClient chatClient(AssertableApplicationContext context) {
-		return context.getBean(ChatClient.Builder.class).build();
+		return ChatTestSupport.chatClient(context);
 	}
 
 	static class MdcHooks {
