@@ -14,6 +14,7 @@ import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.CallerContext;
+import io.mantlehooks.runtime.HookFailure;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.ModifyResult;
 import org.jspecify.annotations.Nullable;
@@ -134,6 +135,14 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 						&& signalled.signal() instanceof HookRejection rejection) {
 					state.outcome(Outcomes.REJECTED, rejection.reason());
 					return rejected(turnRequest, state, rejection.responseMessage().orElse(null));
+				}
+				if (result instanceof ModifyResult.Failed<IncomingMessagePayload> failed
+						&& failed.failure().kind() == HookFailure.Kind.INTERRUPTED) {
+					// the caller gave up (a cancelled stream): nobody will receive a
+					// reply
+					state.outcome(Outcomes.HOOK_ERROR, "interrupted in " + failed.failure().hookName());
+					return new Start(turnRequest, state, withOutcome(
+							ChatResponses.withoutGenerations(ChatResponses.textResponse(turnRequest, "")), state));
 				}
 				if (result instanceof ModifyResult.Failed<IncomingMessagePayload> failed) {
 					state.outcome(Outcomes.HOOK_ERROR,

@@ -164,6 +164,15 @@ class MantleHooksConfigurationTests {
 	}
 
 	@Test
+	@org.junit.jupiter.api.condition.EnabledForJreRange(min = org.junit.jupiter.api.condition.JRE.JAVA_21)
+	void hookExecutorUsesVirtualThreadsWhenEnabled() {
+		this.contextRunner.withPropertyValues("spring.threads.virtual.enabled=true")
+			.run((context) -> assertThat(context.getBean("mantleHookExecutor")).isInstanceOfSatisfying(
+					SimpleAsyncTaskExecutor.class,
+					(executor) -> assertThat(executor.getThreadNamePrefix()).isEqualTo("mantle-hook-")));
+	}
+
+	@Test
 	void userDefinedHookExecutorIsUsed() {
 		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("custom-");
 		this.contextRunner.withBean("mantleHookExecutor", AsyncTaskExecutor.class, () -> executor).run((context) -> {
