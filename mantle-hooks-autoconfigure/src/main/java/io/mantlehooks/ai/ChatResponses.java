@@ -74,10 +74,18 @@ final class ChatResponses {
 	 * nothing to send and nothing for chat memory to store.
 	 */
 	static ChatClientResponse withoutGenerations(ChatClientResponse response) {
+		return withGenerations(response, List.of());
+	}
+
+	/**
+	 * Return the response with the given generations instead of the model's, keeping its
+	 * metadata (usage, model).
+	 */
+	static ChatClientResponse withGenerations(ChatClientResponse response, List<Generation> generations) {
 		ChatResponse chatResponse = response.chatResponse();
 		ChatResponse.Builder builder = (chatResponse != null) ? ChatResponse.builder().from(chatResponse)
 				: ChatResponse.builder();
-		return response.mutate().chatResponse(builder.generations(List.of()).build()).build();
+		return response.mutate().chatResponse(builder.generations(generations).build()).build();
 	}
 
 	static ChatResponse withFirstOutput(ChatResponse chatResponse, AssistantMessage output) {

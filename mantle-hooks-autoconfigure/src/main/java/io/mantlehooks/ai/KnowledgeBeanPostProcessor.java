@@ -3,6 +3,8 @@ package io.mantlehooks.ai;
 import java.lang.reflect.Modifier;
 
 import io.mantlehooks.runtime.HookRunner;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
@@ -18,6 +20,8 @@ import org.springframework.util.ClassUtils;
  * concrete type still works.
  */
 public final class KnowledgeBeanPostProcessor implements BeanPostProcessor {
+
+	private static final Log logger = LogFactory.getLog(KnowledgeBeanPostProcessor.class);
 
 	private static final String VECTOR_STORE = "org.springframework.ai.vectorstore.VectorStore";
 
@@ -44,18 +48,24 @@ public final class KnowledgeBeanPostProcessor implements BeanPostProcessor {
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		for (Class<?> searchType : this.searchTypes) {
 			if (searchType.isInstance(bean)) {
-				return wrap(bean);
+				return wrap(bean, beanName);
 			}
 		}
 		return bean;
 	}
 
-	private Object wrap(Object bean) {
-		ProxyFactory proxyFactory = new ProxyFactory(bean);
+	private Object wrap(Object bean, String beanName) {
 		Class<?> targetClass = AopUtils.getTargetClass(bean);
-		// keep the concrete class where a subclass proxy is possible
-		proxyFactory.setProxyTargetClass(!Modifier.isFinal(targetClass.getModifiers()) && !targetClass.isSynthetic()
-				&& !targetClass.getName().contains("$$Lambda"));
+		boolean lambda = targetClass.isSynthetic() || targetClass.getName().contains("$$Lambda");
+		if (Modifier.isFinal(targetClass.getModifiers()) && !lambda) {
+			// an interface proxy would break injection by the bean's own class
+			logger.warn("Knowledge hooks do not run for bean '" + beanName + "': its class " + targetClass.getName()
+					+ " is final and cannot be proxied by class");
+			return bean;
+		}
+		ProxyFactory proxyFactory = new ProxyFactory(bean);
+		// keep the concrete class, so injection by the concrete type still works
+		proxyFactory.setProxyTargetClass(!lambda);
 		proxyFactory.addAdvice(this.interceptor);
 		return proxyFactory.getProxy(targetClass.getClassLoader());
 	}

@@ -62,6 +62,12 @@ final class KnowledgeSearchInterceptor implements MethodInterceptor {
 			return knowledge.search(request.getQuery(), CurrentTurn.get(),
 					(query) -> (List<Document>) proceed(invocation, SearchRequest.from(request).query(query).build()));
 		}
+		if (VECTOR_STORE_PRESENT && "similaritySearch".equals(invocation.getMethod().getName())
+				&& arguments[0] instanceof String text) {
+			// the String variant is a default method that calls the target directly, so
+			// it is hooked here rather than through the SearchRequest variant
+			return knowledge.search(text, CurrentTurn.get(), (query) -> (List<Document>) proceed(invocation, query));
+		}
 		if (RAG_PRESENT && "retrieve".equals(invocation.getMethod().getName()) && arguments[0] instanceof Query query) {
 			return knowledge.search(query.text(), turnOf(query),
 					(text) -> (List<Document>) proceed(invocation, query.mutate().text(text).build()));

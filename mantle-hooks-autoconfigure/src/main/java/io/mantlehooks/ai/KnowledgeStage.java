@@ -70,6 +70,10 @@ final class KnowledgeStage {
 			return List.of();
 		}
 		String finalQuery = proceed.payload().query();
+		if (finalQuery.isBlank()) {
+			// nothing left to search for: the same result as no match
+			return List.of();
+		}
 		List<Document> documents = search.apply(finalQuery);
 		if (!this.hooks.hasHooks(HookPoint.KNOWLEDGE_RESULTS)) {
 			return documents;

@@ -92,8 +92,8 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 		}
 		return Blocking.call(state, () -> prepare(request)).flatMapMany((prepared) -> {
 			ChatClientResponse reply = prepared.reply();
-			return (reply != null) ? Flux.just(reply)
-					: observeWhenComplete(request, chain.copy(this).nextStream(prepared.request()));
+			return (reply != null) ? Flux.just(reply) : observeWhenComplete(request,
+					CurrentTurnPropagation.subscribeWithin(state, chain.copy(this).nextStream(prepared.request())));
 		});
 	}
 
@@ -108,7 +108,8 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 				return Mono.just(reply);
 			}
 			long started = System.nanoTime();
-			return aggregate(chain.copy(this).nextStream(prepared.request()))
+			return aggregate(
+					CurrentTurnPropagation.subscribeWithin(state, chain.copy(this).nextStream(prepared.request())))
 				.flatMap((response) -> Blocking.call(state,
 						() -> onResponse(state, response, (System.nanoTime() - started) / 1_000_000)))
 				.flatMap((decision) -> {
@@ -248,10 +249,11 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 		long started = System.nanoTime();
 		return AGGREGATOR.aggregateChatClientResponse(chunks, (aggregated) -> {
 			AssistantMessage output = ChatResponses.output(aggregated.chatResponse());
-			this.hooks.observe(HookPoint.MODEL_RESPONSE,
-					new ModelResponsePayload((output != null) ? output.getText() : null,
-							ChatResponses.toolCalls(output), (System.nanoTime() - started) / 1_000_000,
-							state.senderId(), state.call(), state.channel()));
+			state.caller()
+				.run(() -> this.hooks.observe(HookPoint.MODEL_RESPONSE,
+						new ModelResponsePayload((output != null) ? output.getText() : null,
+								ChatResponses.toolCalls(output), (System.nanoTime() - started) / 1_000_000,
+								state.senderId(), state.call(), state.channel())));
 		});
 	}
 

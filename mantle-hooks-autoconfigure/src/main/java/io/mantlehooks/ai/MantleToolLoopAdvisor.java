@@ -21,6 +21,7 @@ import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.ToolAdvisor;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
@@ -106,12 +107,6 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 				return response;
 			}
 			ToolStage.Step step = this.tools.run(state, history, (ToolCallingChatOptions) options, chatResponse);
-			if (step instanceof ToolStage.Step.Direct direct) {
-				return returnDirect(response, direct.result());
-			}
-			if (step instanceof ToolStage.Step.Closed) {
-				return toolCallHookError(request);
-			}
 			if (step instanceof ToolStage.Step.Next advance) {
 				history = advance.history();
 				instructions = history;
@@ -119,6 +114,9 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			else if (step instanceof ToolStage.Step.Retry retry) {
 				// the batch and its text are discarded; the same prompt goes out again
 				state.retryWith(retry.feedback());
+			}
+			else {
+				return ending(request, response, step);
 			}
 		}
 	}
@@ -142,13 +140,19 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			.equals(request.context().get(ChatClientAttributes.TOOL_CALLING_ADVISOR_AUTO_REGISTER.getKey()));
 	}
 
-	private static ChatClientResponse returnDirect(ChatClientResponse response, ToolExecutionResult result) {
-		ChatResponse chatResponse = response.chatResponse();
-		ChatResponse.Builder builder = (chatResponse != null) ? ChatResponse.builder().from(chatResponse)
-				: ChatResponse.builder();
-		return response.mutate()
-			.chatResponse(builder.generations(ToolExecutionResult.buildGenerations(result)).build())
-			.build();
+	/**
+	 * The reply of a batch that ends the loop: the tool results themselves
+	 * ({@code returnDirect}), Spring AI's tool-call limit reply, or the tool-call error
+	 * reply when preflight failed closed.
+	 */
+	private ChatClientResponse ending(ChatClientRequest request, ChatClientResponse response, ToolStage.Step step) {
+		if (step instanceof ToolStage.Step.Direct direct) {
+			return ChatResponses.withGenerations(response, ToolExecutionResult.buildGenerations(direct.result()));
+		}
+		if (step instanceof ToolStage.Step.Limit limit) {
+			return ChatResponses.withGenerations(response, List.of(limit.generation()));
+		}
+		return toolCallHookError(request);
 	}
 
 	/**
@@ -158,7 +162,9 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 	private Mono<ChatClientResponse> bufferedLoop(ChatClientRequest request, StreamAdvisorChain chain, TurnState state,
 			List<Message> instructions, List<Message> history) {
 		ChatOptions options = request.prompt().getOptions();
-		return MantleModelCallAdvisor.aggregate(chain.copy(this).nextStream(round(request, instructions, options)))
+		return MantleModelCallAdvisor
+			.aggregate(CurrentTurnPropagation.subscribeWithin(state,
+					chain.copy(this).nextStream(round(request, instructions, options))))
 			.flatMap((response) -> {
 				if (!runsTools(request) || !ChatResponses.hasToolCalls(response.chatResponse())) {
 					return Mono.just(response);
@@ -175,8 +181,7 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 							state.retryWith(retry.feedback());
 							return bufferedLoop(request, chain, state, instructions, history);
 						}
-						return Mono.just((step instanceof ToolStage.Step.Direct direct)
-								? returnDirect(response, direct.result()) : toolCallHookError(request));
+						return Mono.just(ending(request, response, step));
 					});
 			});
 	}
@@ -225,7 +230,8 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			ChatOptions options = this.request.prompt().getOptions();
 			AtomicReference<ChatClientResponse> aggregated = new AtomicReference<>();
 			Flux<ChatClientResponse> chunks = AGGREGATOR.aggregateChatClientResponse(
-					this.chain.copy(MantleToolLoopAdvisor.this).nextStream(round(this.request, instructions, options)),
+					CurrentTurnPropagation.subscribeWithin(this.state, this.chain.copy(MantleToolLoopAdvisor.this)
+						.nextStream(round(this.request, instructions, options))),
 					aggregated::set);
 			return chunks.filter((chunk) -> !ChatResponses.hasToolCalls(chunk.chatResponse()))
 				.doOnNext(this::record)
@@ -250,8 +256,7 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 						this.state.retryWith(retry.feedback());
 						return stream(instructions, history);
 					}
-					ChatClientResponse reply = (step instanceof ToolStage.Step.Direct direct)
-							? returnDirect(response, direct.result()) : toolCallHookError(this.request);
+					ChatClientResponse reply = ending(this.request, response, step);
 					record(reply);
 					observeStreamed();
 					return Flux.just(reply);

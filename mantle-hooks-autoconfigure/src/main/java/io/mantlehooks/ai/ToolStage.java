@@ -26,6 +26,7 @@ import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolCallLimitExceededException;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
 import org.springframework.ai.tool.ToolCallback;
@@ -61,6 +62,10 @@ final class ToolStage {
 		try (CurrentTurn.Scope scope = CurrentTurn.open(state)) {
 			return runBatch(state, history, options, response);
 		}
+		catch (ToolCallLimitExceededException ex) {
+			// Spring AI's tool-call limits end the loop the way its own advisor does
+			return new Step.Limit(ex.buildGeneration());
+		}
 	}
 
 	private Step runBatch(TurnState state, List<Message> history, ToolCallingChatOptions options,
@@ -90,17 +95,19 @@ final class ToolStage {
 	private Preflight preflight(TurnState state, List<AssistantMessage.ToolCall> calls,
 			ToolCallingChatOptions options) {
 		if (!this.hooks.hasHooks(HookPoint.TOOL_CALL)) {
-			return new Preflight(calls, Map.of(), null);
+			return new Preflight(calls, calls.stream().<Map<String, Object>>map((call) -> Map.of()).toList(), null);
 		}
 		Set<String> ids = new HashSet<>();
 		for (AssistantMessage.ToolCall call : calls) {
-			if (!ids.add(call.id())) {
+			// some providers (Ollama, Gemini) send no ids at all; only a repeated id is a
+			// duplicate
+			if (!call.id().isBlank() && !ids.add(call.id())) {
 				return Preflight.stop(closed(state, "duplicate tool-call id '" + call.id() + "' in one batch"));
 			}
 		}
 		Set<String> offered = offeredTools(options);
 		List<AssistantMessage.ToolCall> dispatched = new ArrayList<>(calls.size());
-		Map<String, Map<String, Object>> metadata = new LinkedHashMap<>();
+		List<Map<String, Object>> metadata = new ArrayList<>(calls.size());
 		for (AssistantMessage.ToolCall call : calls) {
 			Map<String, Object> arguments = ChatResponses.parseArguments(call.arguments());
 			ToolCallPayload payload = new ToolCallPayload(call.name(), arguments, Map.of(), Map.of(), state.senderId(),
@@ -125,7 +132,7 @@ final class ToolStage {
 				return Preflight.stop(closed(state, "tool-call hook metadata with keys " + rewritten.metadata().keySet()
 						+ " is not JSON-serializable"));
 			}
-			metadata.put(call.id(), meta);
+			metadata.add(meta);
 			String argumentsJson = Objects.equals(rewritten.arguments(), arguments) ? call.arguments()
 					: JsonParser.toJson(rewritten.arguments());
 			dispatched.add(new AssistantMessage.ToolCall(call.id(), call.type(), rewritten.toolName(), argumentsJson));
@@ -138,13 +145,18 @@ final class ToolStage {
 	 * hooks on each result, and build the history replayed to the model.
 	 */
 	private Step dispatch(TurnState state, List<Message> history, ToolCallingChatOptions options,
-			AssistantMessage output, List<AssistantMessage.ToolCall> calls, Map<String, Map<String, Object>> metadata) {
+			AssistantMessage output, List<AssistantMessage.ToolCall> calls, List<Map<String, Object>> metadata) {
 		List<AssistantMessage.ToolCall> replayedCalls = new ArrayList<>(calls.size());
 		List<ToolResponseMessage.ToolResponse> responses = new ArrayList<>(calls.size());
 		List<String> errorIds = new ArrayList<>();
 		boolean returnDirect = true;
-		for (AssistantMessage.ToolCall call : calls) {
-			Executed executed = execute(history, options, output, call, metadata.getOrDefault(call.id(), Map.of()));
+		// each call sees the calls before it, so Spring AI's per-turn tool-call limits
+		// still count
+		List<Message> running = history;
+		for (int i = 0; i < calls.size(); i++) {
+			AssistantMessage.ToolCall call = calls.get(i);
+			Executed executed = execute(running, options, output, call, metadata.get(i));
+			running = (executed.history() != null) ? executed.history() : running;
 			returnDirect = returnDirect && executed.returnDirect();
 			ToolResultPayload result = toolResult(state, call, executed);
 			replayedCalls.add(new AssistantMessage.ToolCall(call.id(), call.type(), call.name(),
@@ -187,6 +199,7 @@ final class ToolStage {
 		String value;
 		boolean failed;
 		boolean returnDirect;
+		List<Message> executedHistory = null;
 		try {
 			ToolExecutionResult result = this.toolCallingManager.executeToolCalls(new Prompt(history, callOptions),
 					new ChatResponse(List.of(new Generation(single))));
@@ -194,6 +207,10 @@ final class ToolStage {
 			value = ((ToolResponseMessage) last).getResponses().get(0).responseData();
 			failed = target != null && target.failed();
 			returnDirect = result.returnDirect();
+			executedHistory = result.conversationHistory();
+		}
+		catch (ToolCallLimitExceededException ex) {
+			throw ex;
 		}
 		catch (RuntimeException ex) {
 			// the tool threw past Spring AI's exception processor; the model gets a
@@ -203,7 +220,7 @@ final class ToolStage {
 			failed = true;
 			returnDirect = false;
 		}
-		return new Executed(value, failed, returnDirect);
+		return new Executed(value, failed, returnDirect, executedHistory);
 	}
 
 	private ToolResultPayload toolResult(TurnState state, AssistantMessage.ToolCall call, Executed executed) {
@@ -248,14 +265,14 @@ final class ToolStage {
 		}
 	}
 
-	private record Executed(String value, boolean failed, boolean returnDirect) {
+	private record Executed(String value, boolean failed, boolean returnDirect, @Nullable List<Message> history) {
 	}
 
-	private record Preflight(List<AssistantMessage.ToolCall> calls, Map<String, Map<String, Object>> metadata,
+	private record Preflight(List<AssistantMessage.ToolCall> calls, List<Map<String, Object>> metadata,
 			@Nullable Step step) {
 
 		static Preflight stop(Step step) {
-			return new Preflight(List.of(), Map.of(), step);
+			return new Preflight(List.of(), List.of(), step);
 		}
 
 	}
@@ -275,6 +292,10 @@ final class ToolStage {
 
 		/** Discard the batch and call the model again with the feedback. */
 		record Retry(String feedback) implements Step {
+		}
+
+		/** Spring AI's tool-call limit was reached: answer with its generation. */
+		record Limit(Generation generation) implements Step {
 		}
 
 		/** Fail closed: nothing ran, the user gets the tool-call error reply. */

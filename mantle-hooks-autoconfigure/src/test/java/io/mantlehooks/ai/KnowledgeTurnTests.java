@@ -236,6 +236,58 @@ class KnowledgeTurnTests {
 		});
 	}
 
+	@Test
+	void stringSearchPassesTheHooksToo() {
+		this.contextRunner.run((context) -> {
+			hooks(context).query = (query) -> query.withQuery("warranty policy warranty");
+			List<Document> found = context.getBean(VectorStore.class).similaritySearch("refund");
+			assertThat(found).extracting(Document::getText).first().isEqualTo(WARRANTY);
+			assertThat(hooks(context).queries).extracting(KnowledgeQueryPayload::query).containsExactly("refund");
+		});
+	}
+
+	@Test
+	void blankRewrittenQueryFindsNothingInsteadOfFailing() {
+		this.contextRunner
+			.withBean("retriever", DocumentRetriever.class,
+					() -> VectorStoreDocumentRetriever.builder().vectorStore(new ReferenceVectorStore()).build())
+			.run((context) -> {
+				hooks(context).query = (query) -> query.withQuery(" ");
+				assertThat(context.getBean(DocumentRetriever.class)
+					.retrieve(new org.springframework.ai.rag.Query("refund"))).isEmpty();
+				assertThat(context.getBean(VectorStore.class).similaritySearch("refund")).isEmpty();
+			});
+	}
+
+	@Test
+	void finalStoreClassIsLeftUnproxiedSoInjectionByItsTypeWorks() {
+		this.contextRunner.withBean("finalStore", FinalVectorStore.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean("finalStore")).isExactlyInstanceOf(FinalVectorStore.class);
+		});
+	}
+
+	@Test
+	void everyRoundOfAStreamedToolTurnKnowsTheSender() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "search_docs", "{\"query\":\"warranty\"}")),
+				Reply.text("Two years."));
+		this.contextRunner.run((context) -> {
+			List<String> chunks = chatClient(context).prompt()
+				.user("refund policy")
+				.advisors(qa(context, 1))
+				.tools(new SearchTools(context.getBean(VectorStore.class)))
+				.advisors(MantleHooks.identity("user-12", Channel.of("stream")))
+				.stream()
+				.content()
+				.collectList()
+				.block(Duration.ofSeconds(10));
+			assertThat(String.join("", chunks)).isEqualTo("Two years.");
+			assertThat(hooks(context).queries).hasSize(3)
+				.extracting(KnowledgeQueryPayload::senderId)
+				.containsOnly("user-12");
+		});
+	}
+
 	private String lastUserMessage(int request) {
 		List<String> messages = this.openAi.messages(request);
 		return messages.get(messages.size() - 1);
@@ -284,6 +336,27 @@ class KnowledgeTurnTests {
 	 * A store for the retriever bean that only proves the bean itself is wrapped.
 	 */
 	static class ReferenceVectorStore implements VectorStore {
+
+		@Override
+		public void add(List<Document> documents) {
+		}
+
+		@Override
+		public void delete(List<String> idList) {
+		}
+
+		@Override
+		public void delete(org.springframework.ai.vectorstore.filter.Filter.Expression filterExpression) {
+		}
+
+		@Override
+		public List<Document> similaritySearch(SearchRequest request) {
+			return List.of();
+		}
+
+	}
+
+	static final class FinalVectorStore implements VectorStore {
 
 		@Override
 		public void add(List<Document> documents) {

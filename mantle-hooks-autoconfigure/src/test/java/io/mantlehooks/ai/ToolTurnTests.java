@@ -142,6 +142,33 @@ class ToolTurnTests {
 	}
 
 	@Test
+	void callsWithoutIdsAreNotDuplicates() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("", "lookup", "{\"id\":\"A1\"}"),
+				new ToolCall("", "refund", "{\"id\":\"A1\"}")), Reply.text("Done."));
+		this.withToolHooks.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			String reply = chatClient(context).prompt()
+				.user("Refund A1")
+				.tools(new ShopTools(hooks.events))
+				.call()
+				.content();
+			assertThat(reply).isEqualTo("Done.");
+			assertThat(hooks.events).contains("run:lookup A1", "run:refund A1");
+		});
+	}
+
+	@Test
+	void springAiToolCallLimitsStillApplyWithToolHooks() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}"),
+				new ToolCall("call_2", "lookup", "{\"id\":\"B2\"}")), Reply.text("Done."));
+		this.withToolHooks.withPropertyValues("spring.ai.tools.limits.max-calls-per-tool-default=1").run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			chatClient(context).prompt().user("Look up both").tools(new ShopTools(hooks.events)).call().content();
+			assertThat(hooks.events).filteredOn((event) -> event.startsWith("run:")).containsExactly("run:lookup A1");
+		});
+	}
+
+	@Test
 	void withoutToolHooksTheBatchIsDispatchedUntouched() {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}"),
 				new ToolCall("call_2", "refund", "{\"id\":\"A1\"}")), Reply.text("Done."));
