@@ -2,7 +2,6 @@ package io.mantlehooks.runtime;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -85,21 +84,6 @@ public final class HookRegistry {
 	 */
 	public boolean hasModifier(HookPoint point) {
 		return modifier(point) != null;
-	}
-
-	/**
-	 * Return all hooks, modify hooks first, in point order.
-	 * @return the hooks
-	 */
-	public List<HookMethod> all() {
-		List<HookMethod> all = new ArrayList<>();
-		for (PointHooks pointHooks : this.hooks) {
-			if (pointHooks.modifier() != null) {
-				all.add(pointHooks.modifier());
-			}
-			all.addAll(pointHooks.observers());
-		}
-		return Collections.unmodifiableList(all);
 	}
 
 	private static PointHooks[] emptyHooks() {

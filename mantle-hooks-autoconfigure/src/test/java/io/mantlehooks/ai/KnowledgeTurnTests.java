@@ -261,9 +261,9 @@ class KnowledgeTurnTests {
 
 	@Test
 	void finalStoreClassIsLeftUnproxiedSoInjectionByItsTypeWorks() {
-		this.contextRunner.withBean("finalStore", FinalVectorStore.class).run((context) -> {
+		this.contextRunner.withBean("finalStore", ReferenceVectorStore.class).run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(context.getBean("finalStore")).isExactlyInstanceOf(FinalVectorStore.class);
+			assertThat(context.getBean("finalStore")).isExactlyInstanceOf(ReferenceVectorStore.class);
 		});
 	}
 
@@ -333,30 +333,10 @@ class KnowledgeTurnTests {
 	}
 
 	/**
-	 * A store for the retriever bean that only proves the bean itself is wrapped.
+	 * An empty store of a final class: for beans that only prove what is (or is not)
+	 * wrapped.
 	 */
-	static class ReferenceVectorStore implements VectorStore {
-
-		@Override
-		public void add(List<Document> documents) {
-		}
-
-		@Override
-		public void delete(List<String> idList) {
-		}
-
-		@Override
-		public void delete(org.springframework.ai.vectorstore.filter.Filter.Expression filterExpression) {
-		}
-
-		@Override
-		public List<Document> similaritySearch(SearchRequest request) {
-			return List.of();
-		}
-
-	}
-
-	static final class FinalVectorStore implements VectorStore {
+	static final class ReferenceVectorStore implements VectorStore {
 
 		@Override
 		public void add(List<Document> documents) {

@@ -131,13 +131,7 @@ class StreamingTurnTests {
 				Reply.text("Rome is sunny."));
 		this.contextRunner.run((context) -> {
 			ChatTurnTests.WeatherTools tools = new ChatTurnTests.WeatherTools();
-			List<String> chunks = chatClient(context).prompt()
-				.user("Weather in Rome?")
-				.tools(tools)
-				.stream()
-				.content()
-				.collectList()
-				.block(WAIT);
+			List<String> chunks = streamWithTools(context, tools, "Weather in Rome?");
 			assertThat(String.join("", chunks)).isEqualTo("Rome is sunny.");
 			assertThat(tools.cities).containsExactly("Rome");
 			assertThat(this.openAi.messages(1)).containsExactly("user: Weather in Rome?",
@@ -151,13 +145,7 @@ class StreamingTurnTests {
 				Reply.text("Rome is sunny."));
 		this.contextRunner.withBean("scriptedHooks", ScriptedHooks.class).run((context) -> {
 			ChatTurnTests.WeatherTools tools = new ChatTurnTests.WeatherTools();
-			List<String> chunks = chatClient(context).prompt()
-				.user("Weather in Rome?")
-				.tools(tools)
-				.stream()
-				.content()
-				.collectList()
-				.block(WAIT);
+			List<String> chunks = streamWithTools(context, tools, "Weather in Rome?");
 			assertThat(chunks).containsExactly("Rome is sunny.");
 			assertThat(tools.cities).containsExactly("Rome");
 		});
@@ -204,6 +192,10 @@ class StreamingTurnTests {
 			}
 			assertThat(context.getBean(MdcHooks.class).seen).containsExactly("req-42", "req-42");
 		});
+	}
+
+	private List<String> streamWithTools(AssertableApplicationContext context, Object tools, String text) {
+		return chatClient(context).prompt().user(text).tools(tools).stream().content().collectList().block(WAIT);
 	}
 
 	private List<String> stream(AssertableApplicationContext context, String text) {

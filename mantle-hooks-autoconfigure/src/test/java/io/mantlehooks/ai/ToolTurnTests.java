@@ -48,11 +48,7 @@ class ToolTurnTests {
 				new ToolCall("call_2", "refund", "{\"id\":\"A1\"}")), Reply.text("Refunded A1."));
 		this.withToolHooks.run((context) -> {
 			ToolHooks hooks = context.getBean(ToolHooks.class);
-			String reply = chatClient(context).prompt()
-				.user("Refund A1")
-				.tools(new ShopTools(hooks.events))
-				.call()
-				.content();
+			String reply = ask(context, hooks, "Refund A1");
 			assertThat(reply).isEqualTo("Refunded A1.");
 			assertThat(hooks.events).containsExactly("preflight:lookup", "preflight:refund", "run:lookup A1",
 					"result:lookup=\"A1 found\"", "run:refund A1", "result:refund=\"A1 refunded\"");
@@ -147,11 +143,7 @@ class ToolTurnTests {
 				new ToolCall("", "refund", "{\"id\":\"A1\"}")), Reply.text("Done."));
 		this.withToolHooks.run((context) -> {
 			ToolHooks hooks = context.getBean(ToolHooks.class);
-			String reply = chatClient(context).prompt()
-				.user("Refund A1")
-				.tools(new ShopTools(hooks.events))
-				.call()
-				.content();
+			String reply = ask(context, hooks, "Refund A1");
 			assertThat(reply).isEqualTo("Done.");
 			assertThat(hooks.events).contains("run:lookup A1", "run:refund A1");
 		});
@@ -163,7 +155,7 @@ class ToolTurnTests {
 				new ToolCall("call_2", "lookup", "{\"id\":\"B2\"}")), Reply.text("Done."));
 		this.withToolHooks.withPropertyValues("spring.ai.tools.limits.max-calls-per-tool-default=1").run((context) -> {
 			ToolHooks hooks = context.getBean(ToolHooks.class);
-			chatClient(context).prompt().user("Look up both").tools(new ShopTools(hooks.events)).call().content();
+			ask(context, hooks, "Look up both");
 			assertThat(hooks.events).filteredOn((event) -> event.startsWith("run:")).containsExactly("run:lookup A1");
 		});
 	}
@@ -188,7 +180,7 @@ class ToolTurnTests {
 			hooks.call = (call) -> call
 				.withArguments(Map.of("id", call.arguments().get("id").toString().trim().toUpperCase()))
 				.withMetadata(Map.of("tenant", "acme"));
-			chatClient(context).prompt().user("Look up a1").tools(new ShopTools(hooks.events)).call().content();
+			ask(context, hooks, "Look up a1");
 			assertThat(hooks.events).contains("run:lookup A1");
 			assertThat(this.openAi.messages(1)).contains("assistant: [lookup({\"id\":\"A1\"})]");
 			await().atMost(Duration.ofSeconds(10)).until(() -> !hooks.observedCalls.isEmpty());
@@ -202,11 +194,7 @@ class ToolTurnTests {
 		this.withToolHooks.run((context) -> {
 			ToolHooks hooks = context.getBean(ToolHooks.class);
 			hooks.call = (call) -> call.withToolName("delete_everything");
-			String reply = chatClient(context).prompt()
-				.user("Look up A1")
-				.tools(new ShopTools(hooks.events))
-				.call()
-				.content();
+			String reply = ask(context, hooks, "Look up A1");
 			assertThat(reply).isEqualTo(TOOL_ERROR);
 			assertThat(hooks.events).containsExactly("preflight:lookup");
 		});
@@ -218,11 +206,7 @@ class ToolTurnTests {
 		this.withToolHooks.run((context) -> {
 			ToolHooks hooks = context.getBean(ToolHooks.class);
 			hooks.call = (call) -> call.withMetadata(Map.of("handle", new NotJson()));
-			String reply = chatClient(context).prompt()
-				.user("Look up A1")
-				.tools(new ShopTools(hooks.events))
-				.call()
-				.content();
+			String reply = ask(context, hooks, "Look up A1");
 			assertThat(reply).isEqualTo(TOOL_ERROR);
 			assertThat(hooks.events).containsExactly("preflight:lookup");
 		});
@@ -235,7 +219,7 @@ class ToolTurnTests {
 		this.withToolHooks.run((context) -> {
 			ToolHooks hooks = context.getBean(ToolHooks.class);
 			hooks.result = (result) -> result.withValue("redacted").withArguments(Map.of("id", "A1"));
-			chatClient(context).prompt().user("Look up A1").tools(new ShopTools(hooks.events)).call().content();
+			ask(context, hooks, "Look up A1");
 			assertThat(this.openAi.messages(1)).containsExactly("user: Look up A1",
 					"assistant: [lookup({\"id\":\"A1\"})]", "tool: redacted");
 		});
@@ -249,7 +233,7 @@ class ToolTurnTests {
 			hooks.result = (result) -> {
 				throw new IllegalStateException("redactor down");
 			};
-			chatClient(context).prompt().user("Look up A1").tools(new ShopTools(hooks.events)).call().content();
+			ask(context, hooks, "Look up A1");
 			assertThat(this.openAi.messages(1)).containsExactly("user: Look up A1",
 					"assistant: [lookup({\"id\":\"A1\"})]", "tool: \"A1 found\"");
 		});
@@ -260,11 +244,7 @@ class ToolTurnTests {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "explode", "{}")), Reply.text("That failed."));
 		this.withToolHooks.run((context) -> {
 			ToolHooks hooks = context.getBean(ToolHooks.class);
-			String reply = chatClient(context).prompt()
-				.user("Explode")
-				.tools(new ShopTools(hooks.events))
-				.call()
-				.content();
+			String reply = ask(context, hooks, "Explode");
 			assertThat(reply).isEqualTo("That failed.");
 			assertThat(hooks.events)
 				.anySatisfy((event) -> assertThat(event).startsWith("result:explode=").endsWith("(error)"));
@@ -311,6 +291,13 @@ class ToolTurnTests {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/**
+	 * A call turn with the shop tools, answering with the reply text.
+	 */
+	private static String ask(AssertableApplicationContext context, ToolHooks hooks, String text) {
+		return chatClient(context).prompt().user(text).tools(new ShopTools(hooks.events)).call().content();
 	}
 
 	private static ChatClient chatClient(AssertableApplicationContext context) {
