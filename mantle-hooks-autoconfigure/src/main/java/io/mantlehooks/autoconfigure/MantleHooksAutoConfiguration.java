@@ -3,7 +3,6 @@ package io.mantlehooks.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.mantlehooks.runtime.HookContextTaskDecorator;
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookMethodProcessor;
 import io.mantlehooks.runtime.HookProblem;
@@ -17,9 +16,8 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.thread.Threading;
+import org.springframework.boot.system.JavaVersion;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.MessageSource;
 import org.springframework.context.annotation.Configuration;
@@ -94,31 +92,27 @@ public final class MantleHooksAutoConfiguration {
 	@ConditionalOnMissingBean(name = HOOK_EXECUTOR_BEAN_NAME)
 	static class HookExecutorConfiguration {
 
-		@Bean(name = HOOK_EXECUTOR_BEAN_NAME)
-		@ConditionalOnThreading(Threading.VIRTUAL)
-		SimpleAsyncTaskExecutor mantleHookExecutorVirtualThreads() {
-			SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor(THREAD_NAME_PREFIX);
-			executor.setVirtualThreads(true);
-			executor.setTaskDecorator(new HookContextTaskDecorator());
-			return executor;
-		}
-
 		/**
-		 * Hooks block their threads, so the pool hands each task a thread rather than
-		 * queueing it behind a slow hook; idle threads go away after a minute. The
-		 * observe lane's bulkhead and the number of concurrent turns bound how many are
-		 * busy.
+		 * Virtual threads on Java 21 and later (unless
+		 * {@code mantle.hooks.executor.virtual-threads=false}): a blocked hook then costs
+		 * no platform thread. Otherwise a pool that hands each task a thread rather than
+		 * queueing it behind a slow hook; idle threads go away after a minute. The runner
+		 * restores each turn's context on these threads itself.
 		 */
 		@Bean(name = HOOK_EXECUTOR_BEAN_NAME)
-		@ConditionalOnThreading(Threading.PLATFORM)
-		ThreadPoolTaskExecutor mantleHookExecutor() {
+		AsyncTaskExecutor mantleHookExecutor(MantleHooksProperties properties) {
+			if (properties.getExecutor().isVirtualThreads()
+					&& JavaVersion.getJavaVersion().isEqualOrNewerThan(JavaVersion.TWENTY_ONE)) {
+				SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor(THREAD_NAME_PREFIX);
+				executor.setVirtualThreads(true);
+				return executor;
+			}
 			ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
 			executor.setThreadNamePrefix(THREAD_NAME_PREFIX);
 			executor.setCorePoolSize(0);
 			executor.setQueueCapacity(0);
 			executor.setKeepAliveSeconds(60);
 			executor.setDaemon(true);
-			executor.setTaskDecorator(new HookContextTaskDecorator());
 			return executor;
 		}
 

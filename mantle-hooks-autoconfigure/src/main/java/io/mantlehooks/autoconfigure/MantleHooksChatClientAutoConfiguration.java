@@ -1,9 +1,14 @@
 package io.mantlehooks.autoconfigure;
 
-import io.mantlehooks.ai.CurrentTurnPropagation;
-import io.mantlehooks.ai.KnowledgeBeanPostProcessor;
-import io.mantlehooks.ai.MantleChatClientCustomizer;
-import io.mantlehooks.ai.MantleMcpMetaConverter;
+import io.mantlehooks.ai.chat.MantleChatClientCustomizer;
+import io.mantlehooks.ai.knowledge.KnowledgeBeanPostProcessor;
+import io.mantlehooks.ai.model.ChatModelBeanPostProcessor;
+import io.mantlehooks.ai.model.UnhookedCallDetector;
+import io.mantlehooks.ai.model.UnhookedCallObservationHandler;
+import io.mantlehooks.ai.tool.MantleMcpMetaConverter;
+import io.mantlehooks.ai.turn.CurrentTurnPropagation;
+import io.mantlehooks.runtime.HookMethodProcessor;
+import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
 
@@ -20,7 +25,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Wires the hook points into every {@link ChatClient} made from Spring Boot's
- * {@code ChatClient.Builder}: adding the starter is enough.
+ * {@code ChatClient.Builder}: adding the starter is enough. Also wraps knowledge stores
+ * and chat models, and carries the current turn through streamed turns.
  */
 @AutoConfiguration(after = MantleHooksAutoConfiguration.class,
 		afterName = "org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration",
@@ -32,10 +38,11 @@ public final class MantleHooksChatClientAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	MantleChatClientCustomizer mantleChatClientCustomizer(HookRunner hooks, HookResponses responses,
-			ObjectProvider<ToolCallingManager> toolCallingManager, MantleHooksProperties properties) {
+			ObjectProvider<ToolCallingManager> toolCallingManager, MantleHooksProperties properties,
+			HookMethodProcessor processor) {
 		return new MantleChatClientCustomizer(hooks, responses,
 				toolCallingManager.getIfAvailable(() -> ToolCallingManager.builder().build()),
-				properties.getMaxIterations());
+				properties.getMaxIterations(), processor::pointsWithHooks);
 	}
 
 	@Bean
@@ -44,9 +51,24 @@ public final class MantleHooksChatClientAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnClass(name = "reactor.core.scheduler.Schedulers")
 	CurrentTurnPropagation mantleCurrentTurnPropagation() {
 		return new CurrentTurnPropagation();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	UnhookedCallDetector mantleUnhookedCallDetector(HookRegistry registry, MantleHooksProperties properties) {
+		return new UnhookedCallDetector(registry, properties.getUnhookedCalls());
+	}
+
+	@Bean
+	static ChatModelBeanPostProcessor mantleChatModelBeanPostProcessor(ObjectProvider<UnhookedCallDetector> detector) {
+		return new ChatModelBeanPostProcessor(detector);
+	}
+
+	@Bean
+	UnhookedCallObservationHandler mantleUnhookedCallObservationHandler(UnhookedCallDetector detector) {
+		return new UnhookedCallObservationHandler(detector);
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.ai.model.UnhookedCallPolicy;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -34,9 +35,18 @@ public class MantleHooksProperties {
 	 */
 	private Map<String, String> responses = new LinkedHashMap<>();
 
+	/**
+	 * What happens when a ChatModel is called outside a hooked turn (a ChatClient built
+	 * without the hook advisors): warn once per calling class, fail the call, or ignore
+	 * it.
+	 */
+	private UnhookedCallPolicy unhookedCalls = UnhookedCallPolicy.WARN;
+
 	private final Timeouts timeouts = new Timeouts();
 
 	private final Observers observers = new Observers();
+
+	private final Executor executor = new Executor();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -60,6 +70,18 @@ public class MantleHooksProperties {
 
 	public void setResponses(Map<String, String> responses) {
 		this.responses = responses;
+	}
+
+	public UnhookedCallPolicy getUnhookedCalls() {
+		return this.unhookedCalls;
+	}
+
+	public void setUnhookedCalls(UnhookedCallPolicy unhookedCalls) {
+		this.unhookedCalls = unhookedCalls;
+	}
+
+	public Executor getExecutor() {
+		return this.executor;
 	}
 
 	public Timeouts getTimeouts() {
@@ -151,6 +173,27 @@ public class MantleHooksProperties {
 
 		public void setMaxConcurrent(int maxConcurrent) {
 			this.maxConcurrent = maxConcurrent;
+		}
+
+	}
+
+	/**
+	 * The hook executor.
+	 */
+	public static class Executor {
+
+		/**
+		 * Whether hooks run on virtual threads on Java 21 and later; platform threads are
+		 * used on Java 17 or when false.
+		 */
+		private boolean virtualThreads = true;
+
+		public boolean isVirtualThreads() {
+			return this.virtualThreads;
+		}
+
+		public void setVirtualThreads(boolean virtualThreads) {
+			this.virtualThreads = virtualThreads;
 		}
 
 	}

@@ -21,13 +21,16 @@ public final class CallerContext {
 
 	private static final ContextSnapshotFactory SNAPSHOTS = ContextSnapshotFactory.builder().build();
 
+	private static final CallerContext EMPTY = new CallerContext(null, null, null);
+
 	private final @Nullable Map<String, String> mdc;
 
-	private final ContextSnapshot snapshot;
+	private final @Nullable ContextSnapshot snapshot;
 
 	private final @Nullable LocaleContext locale;
 
-	private CallerContext(@Nullable Map<String, String> mdc, ContextSnapshot snapshot, @Nullable LocaleContext locale) {
+	private CallerContext(@Nullable Map<String, String> mdc, @Nullable ContextSnapshot snapshot,
+			@Nullable LocaleContext locale) {
 		this.mdc = mdc;
 		this.snapshot = snapshot;
 		this.locale = locale;
@@ -43,6 +46,25 @@ public final class CallerContext {
 	}
 
 	/**
+	 * Capture the current thread's context merged with the given context objects (for
+	 * example a Reactor {@code ContextView}, whose entries win over the thread's).
+	 * @param contexts context objects that Micrometer's context registry can read
+	 * @return the captured context
+	 */
+	public static CallerContext capture(Object... contexts) {
+		return new CallerContext(MDC.getCopyOfContextMap(), SNAPSHOTS.captureAll(contexts),
+				LocaleContextHolder.getLocaleContext());
+	}
+
+	/**
+	 * Return a context that restores nothing.
+	 * @return the empty context
+	 */
+	public static CallerContext empty() {
+		return EMPTY;
+	}
+
+	/**
 	 * Run the supplier with this context on the current thread, then restore what was
 	 * there before.
 	 * @param <T> the result type
@@ -50,11 +72,15 @@ public final class CallerContext {
 	 * @return what the supplier returned
 	 */
 	public <T> T call(Supplier<T> supplier) {
+		if (this == EMPTY) {
+			return supplier.get();
+		}
 		Map<String, String> previousMdc = MDC.getCopyOfContextMap();
 		LocaleContext previousLocale = LocaleContextHolder.getLocaleContext();
 		setMdc(this.mdc);
 		LocaleContextHolder.setLocaleContext(this.locale);
-		try (ContextSnapshot.Scope scope = this.snapshot.setThreadLocals()) {
+		try (ContextSnapshot.Scope scope = (this.snapshot != null) ? this.snapshot.setThreadLocals() : () -> {
+		}) {
 			return supplier.get();
 		}
 		finally {

@@ -4,7 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import io.github.resilience4j.timelimiter.TimeLimiter;
@@ -35,6 +35,8 @@ public final class HookMethod {
 	private final Duration timeout;
 
 	private final TimeLimiter timeLimiter;
+
+	private final AtomicBoolean slowSynchronousPartReported = new AtomicBoolean();
 
 	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean,
 			Duration timeout) {
@@ -118,8 +120,16 @@ public final class HookMethod {
 		}
 	}
 
-	CompletableFuture<@Nullable Object> toFuture(Object returned, Executor executor) {
-		return this.style.toFuture(returned, executor);
+	CompletableFuture<@Nullable Object> toFuture(Object returned) {
+		return this.style.toFuture(returned);
+	}
+
+	/**
+	 * Note that the synchronous part of this asynchronous hook overran its timeout.
+	 * @return {@code true} the first time only, so the warning names the hook once
+	 */
+	boolean markSlowSynchronousPartReported() {
+		return this.slowSynchronousPartReported.compareAndSet(false, true);
 	}
 
 	@Override

@@ -5,6 +5,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -33,6 +34,7 @@ import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -61,6 +63,8 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 	private final Set<Class<?>> classesWithoutHooks = Collections.newSetFromMap(new ConcurrentHashMap<>(64));
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
+
+	private volatile @Nullable Set<HookPoint> predictedPoints;
 
 	/**
 	 * Create a processor.
@@ -114,8 +118,58 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		if (!problems.isEmpty()) {
 			throw new HookDefinitionException(problems);
 		}
+		this.classesWithoutHooks.clear();
 		this.registry.install(hooks);
 		logSummary(hooks);
+	}
+
+	/**
+	 * Return the points that have hooks. Once discovery has run this is exact; before (a
+	 * {@code ChatClient} built while singletons are still being created) it is predicted
+	 * from the bean definitions, without creating any bean: each bean's type as its
+	 * definition declares it. A hook on a bean whose declared type hides the hook's class
+	 * (an interface-typed {@code @Bean} method) is found only by discovery.
+	 * @return the points with at least one hook
+	 */
+	public Set<HookPoint> pointsWithHooks() {
+		if (this.registry.isInstalled()) {
+			return this.registry.pointsWithHooks();
+		}
+		Set<HookPoint> predicted = this.predictedPoints;
+		if (predicted == null) {
+			predicted = predictPoints();
+			this.predictedPoints = predicted;
+		}
+		return predicted;
+	}
+
+	private Set<HookPoint> predictPoints() {
+		ConfigurableListableBeanFactory beanFactory = this.beanFactory;
+		Assert.state(beanFactory != null, "No BeanFactory set");
+		List<HookCandidate> candidates = new ArrayList<>();
+		List<HookProblem> ignored = new ArrayList<>();
+		for (String beanName : beanFactory.getBeanNamesForType(Object.class, true, false)) {
+			if (!ScopedProxyUtils.isScopedTarget(beanName)) {
+				Class<?> type = predictedType(beanFactory, beanName);
+				if (type != null) {
+					collect(beanName, type, candidates, ignored);
+				}
+			}
+		}
+		Set<HookPoint> points = EnumSet.noneOf(HookPoint.class);
+		candidates.forEach((candidate) -> points.add(candidate.point()));
+		return Set.copyOf(points);
+	}
+
+	private static @Nullable Class<?> predictedType(ConfigurableListableBeanFactory beanFactory, String beanName) {
+		try {
+			Class<?> type = beanFactory.getType(beanName, false);
+			return (type != null) ? ClassUtils.getUserClass(type) : null;
+		}
+		catch (Throwable ex) {
+			logger.debug("Could not predict the type of bean '" + beanName + "'", ex);
+			return null;
+		}
 	}
 
 	private @Nullable Class<?> targetType(ConfigurableListableBeanFactory beanFactory, String beanName) {

@@ -3,8 +3,12 @@ package io.mantlehooks.runtime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 import io.mantlehooks.HookPoint;
 import org.jspecify.annotations.Nullable;
@@ -23,12 +27,19 @@ public final class HookRegistry {
 
 	private volatile PointHooks[] hooks = EMPTY;
 
+	private volatile boolean installed;
+
+	private volatile Set<HookPoint> pointsWithHooks = Set.of();
+
+	private final List<Consumer<HookRegistry>> installListeners = new CopyOnWriteArrayList<>();
+
 	/**
-	 * Install the discovered hooks. May be called once.
+	 * Install the discovered hooks. May be called once; install listeners run afterwards,
+	 * and what they throw fails the installation.
 	 * @param discovered the validated hooks
 	 */
 	void install(List<HookMethod> discovered) {
-		Assert.state(this.hooks == EMPTY, "Hooks have already been installed");
+		Assert.state(!this.installed, "Hooks have already been installed");
 		Map<HookPoint, List<HookMethod>> observers = new EnumMap<>(HookPoint.class);
 		Map<HookPoint, HookMethod> modifiers = new EnumMap<>(HookPoint.class);
 		for (HookMethod hook : discovered) {
@@ -40,12 +51,43 @@ public final class HookRegistry {
 				observers.computeIfAbsent(hook.point(), (point) -> new ArrayList<>()).add(hook);
 			}
 		}
-		PointHooks[] installed = new PointHooks[POINTS.length];
+		PointHooks[] installedHooks = new PointHooks[POINTS.length];
+		Set<HookPoint> points = EnumSet.noneOf(HookPoint.class);
 		for (HookPoint point : POINTS) {
-			installed[point.ordinal()] = new PointHooks(modifiers.get(point),
+			PointHooks pointHooks = new PointHooks(modifiers.get(point),
 					List.copyOf(observers.getOrDefault(point, List.of())));
+			installedHooks[point.ordinal()] = pointHooks;
+			if (pointHooks.modifier() != null || !pointHooks.observers().isEmpty()) {
+				points.add(point);
+			}
 		}
-		this.hooks = installed;
+		this.hooks = installedHooks;
+		this.pointsWithHooks = Set.copyOf(points);
+		this.installed = true;
+		this.installListeners.forEach((listener) -> listener.accept(this));
+	}
+
+	/**
+	 * Run the listener once the hooks are installed (right away when they already are).
+	 * An exception it throws fails startup.
+	 * @param listener the listener
+	 */
+	public void onInstall(Consumer<HookRegistry> listener) {
+		Assert.notNull(listener, "'listener' must not be null");
+		if (this.installed) {
+			listener.accept(this);
+		}
+		else {
+			this.installListeners.add(listener);
+		}
+	}
+
+	/**
+	 * Return whether discovery has run and the hooks are installed.
+	 * @return whether the registry is final
+	 */
+	public boolean isInstalled() {
+		return this.installed;
 	}
 
 	/**
@@ -84,6 +126,31 @@ public final class HookRegistry {
 	 */
 	public boolean hasModifier(HookPoint point) {
 		return modifier(point) != null;
+	}
+
+	/**
+	 * Return the points that have at least one hook.
+	 * @return the points, empty before installation or when the application has none
+	 */
+	public Set<HookPoint> pointsWithHooks() {
+		return this.pointsWithHooks;
+	}
+
+	/**
+	 * Return every installed hook, modify hooks first, in point order.
+	 * @return the hooks
+	 */
+	public List<HookMethod> hooks() {
+		List<HookMethod> all = new ArrayList<>();
+		for (PointHooks pointHooks : this.hooks) {
+			if (pointHooks.modifier() != null) {
+				all.add(pointHooks.modifier());
+			}
+		}
+		for (PointHooks pointHooks : this.hooks) {
+			all.addAll(pointHooks.observers());
+		}
+		return all;
 	}
 
 	private static PointHooks[] emptyHooks() {

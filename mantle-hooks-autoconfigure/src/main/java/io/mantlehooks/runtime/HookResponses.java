@@ -40,6 +40,9 @@ public final class HookResponses {
 			TOOL_CALL_HOOK_ERROR, "Sorry, I couldn't complete that action. Please try again.", MAX_ITERATIONS_REACHED,
 			"Sorry, I couldn't finish that request. Please try rephrasing it.");
 
+	/** The default message of a lookup, so a miss is told apart from any text. */
+	private static final String MISSING = "\u0000mantle-hooks:no-such-response";
+
 	private final Map<String, String> configured;
 
 	private final @Nullable MessageSource messageSource;
@@ -77,14 +80,17 @@ public final class HookResponses {
 		String text = this.configured.get(ConfigurationKeys.normalize(name));
 		if (!usable(text) && this.messageSource != null) {
 			Locale locale = LocaleContextHolder.getLocale();
-			text = this.messageSource.getMessage(name, null, null, locale);
+			// only a real hit counts: a message source that uses codes as default
+			// messages would otherwise echo a free-form "name" back as the reply
+			String found = this.messageSource.getMessage(name, null, MISSING, locale);
+			text = MISSING.equals(found) ? null : found;
 		}
 		return usable(text) ? text : null;
 	}
 
 	/**
-	 * A message source set to use codes as default messages answers with the name itself;
-	 * that, or any other raw {@code utter_*} name, must not reach a user.
+	 * A raw {@code utter_*} name must not reach a user, even when it is what a lookup
+	 * found.
 	 */
 	private static boolean usable(@Nullable String text) {
 		return StringUtils.hasText(text) && !text.trim().startsWith("utter_");

@@ -1,6 +1,9 @@
 package io.mantlehooks.runtime;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -8,13 +11,16 @@ import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
 
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
- * Runs the application's hooks at a point: {@link #observe} starts the observers and
- * returns at once, {@link #modify} awaits the modify hook and reports what it decided.
+ * Runs the application's hooks at a point. {@link #run} runs the point's modify hook and
+ * then its observers with the payload that proceeds; {@link #observe} starts the
+ * observers of an observe-only point. Neither blocks: hooks run on the hook executor, and
+ * {@code run} hands back a future that completes, on a hook-executor thread, with what
+ * the modify hook decided. {@link #runAndWait} is the blocking form for callers that may
+ * block.
  * <p>
  * A point without hooks costs a registry check: no thread hop, no copy. Callers that
  * build payloads should check {@link #hasHooks(HookPoint)} first so that a point without
@@ -26,6 +32,8 @@ public class HookRunner implements DisposableBean {
 
 	private final ScheduledThreadPoolExecutor timer;
 
+	private final Executor executor;
+
 	private final ObserveLane observeLane;
 
 	private final ModifyLane modifyLane;
@@ -33,19 +41,20 @@ public class HookRunner implements DisposableBean {
 	/**
 	 * Create a runner.
 	 * @param registry the hooks
-	 * @param executor the executor that runs blocking hooks and observers; it should
-	 * propagate context (MDC, observations) to its threads
+	 * @param executor the executor that runs hooks; each task restores the turn's context
+	 * itself
 	 * @param maxConcurrentObservers how many observe invocations may be in flight at once
 	 */
-	public HookRunner(HookRegistry registry, AsyncTaskExecutor executor, int maxConcurrentObservers) {
+	public HookRunner(HookRegistry registry, Executor executor, int maxConcurrentObservers) {
 		Assert.notNull(registry, "'registry' must not be null");
 		Assert.notNull(executor, "'executor' must not be null");
 		Assert.isTrue(maxConcurrentObservers > 0, "'maxConcurrentObservers' must be positive");
 		this.registry = registry;
+		this.executor = executor;
 		this.timer = new ScheduledThreadPoolExecutor(1, timerThreadFactory());
 		this.timer.setRemoveOnCancelPolicy(true);
 		this.observeLane = new ObserveLane(executor, this.timer, maxConcurrentObservers);
-		this.modifyLane = new ModifyLane(executor);
+		this.modifyLane = new ModifyLane(executor, this.timer);
 	}
 
 	private static CustomizableThreadFactory timerThreadFactory() {
@@ -60,6 +69,15 @@ public class HookRunner implements DisposableBean {
 	 */
 	public HookRegistry getRegistry() {
 		return this.registry;
+	}
+
+	/**
+	 * Return the executor that runs hooks, for work the turn must not do on its own
+	 * (non-blocking) thread.
+	 * @return the hook executor
+	 */
+	public Executor getExecutor() {
+		return this.executor;
 	}
 
 	/**
@@ -81,44 +99,91 @@ public class HookRunner implements DisposableBean {
 	}
 
 	/**
-	 * Return the observers of a point.
+	 * Return whether a point has observers.
 	 * @param point the point
-	 * @return the observe hooks, possibly empty
+	 * @return whether an observe hook is registered
 	 */
-	public List<HookMethod> observers(HookPoint point) {
-		return this.registry.observers(point);
+	public boolean hasObservers(HookPoint point) {
+		return !this.registry.observers(point).isEmpty();
 	}
 
 	/**
 	 * Start the observers of a point and return at once. Each runs on the hook executor
-	 * with its own timeout; what they throw is logged and discarded.
+	 * with its own copy of the payload and its own timeout; what they throw is logged and
+	 * discarded.
 	 * @param point the point
 	 * @param payload the payload, of the point's payload type
+	 * @param scope the turn the hooks run for
 	 */
-	public void observe(HookPoint point, HookPayload payload) {
+	public void observe(HookPoint point, HookPayload payload, HookScope scope) {
 		List<HookMethod> observers = this.registry.observers(point);
 		if (observers.isEmpty()) {
 			return;
 		}
 		checkPayload(point, payload);
-		this.observeLane.run(observers, payload);
+		this.observeLane.start(observers, payload, scope);
 	}
 
 	/**
-	 * Run the modify hook of a point and wait for it within its timeout.
+	 * Run the hooks of a point: the modify hook within its timeout, then the observers
+	 * with the payload that proceeds (on a signal or a failure, the payload as received).
 	 * @param <P> the payload type
 	 * @param point the point
 	 * @param payload the payload, of the point's payload type
-	 * @return the payload to continue with (the input when the point has no modify hook),
-	 * a signal the point allows, or a failure to apply the point's fail policy to
+	 * @param scope the turn the hooks run for
+	 * @return a future of the payload to continue with (the input when the point has no
+	 * modify hook), a signal the point allows, or a failure to apply the point's fail
+	 * policy to; it never completes exceptionally
 	 */
-	public <P extends HookPayload> ModifyResult<P> modify(HookPoint point, P payload) {
+	public <P extends HookPayload> CompletableFuture<ModifyResult<P>> run(HookPoint point, P payload, HookScope scope) {
 		HookMethod modifier = this.registry.modifier(point);
 		if (modifier == null) {
-			return new ModifyResult.Proceed<>(payload);
+			observe(point, payload, scope);
+			return CompletableFuture.completedFuture(new ModifyResult.Proceed<>(payload));
 		}
 		checkPayload(point, payload);
-		return this.modifyLane.run(modifier, payload);
+		CompletableFuture<ModifyResult<P>> result = this.modifyLane.start(modifier, payload, scope);
+		List<HookMethod> observers = this.registry.observers(point);
+		if (observers.isEmpty()) {
+			return result;
+		}
+		return result.thenApply((decided) -> {
+			HookPayload seen = (decided instanceof ModifyResult.Proceed<P> proceed) ? proceed.payload() : payload;
+			try {
+				this.observeLane.start(observers, seen, scope);
+			}
+			catch (RuntimeException ex) {
+				// observers never affect the turn, not even when they cannot start
+			}
+			return decided;
+		});
+	}
+
+	/**
+	 * Run the hooks of a point as {@link #run} does and wait for the modify hook. When
+	 * the calling thread is interrupted while it waits, the hook goes on (its result is
+	 * dropped) and the result is a failure of kind {@link HookFailure.Kind#INTERRUPTED},
+	 * with the thread's interrupt flag set again.
+	 * @param <P> the payload type
+	 * @param point the point
+	 * @param payload the payload
+	 * @param scope the turn the hooks run for
+	 * @return what the modify hook decided
+	 */
+	public <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope) {
+		CompletableFuture<ModifyResult<P>> result = run(point, payload, scope);
+		try {
+			return result.get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			HookMethod modifier = this.registry.modifier(point);
+			return new ModifyResult.Failed<>(new HookFailure((modifier != null) ? modifier.name() : "", point,
+					HookFailure.Kind.INTERRUPTED, null));
+		}
+		catch (ExecutionException ex) {
+			throw new IllegalStateException("Hook results never complete exceptionally", ex);
+		}
 	}
 
 	/**

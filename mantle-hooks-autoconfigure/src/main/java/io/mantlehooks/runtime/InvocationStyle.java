@@ -3,11 +3,9 @@ package io.mantlehooks.runtime;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.util.ClassUtils;
 
@@ -18,15 +16,26 @@ import org.springframework.util.ClassUtils;
 enum InvocationStyle {
 
 	/** Runs on the hook executor; its return value is the result. */
-	BLOCKING,
+	BLOCKING("value"),
 
-	/** Called on the caller's thread; the returned stage is awaited. */
-	COMPLETION_STAGE,
+	/** Called on the hook executor; the returned stage is awaited without a thread. */
+	COMPLETION_STAGE("CompletionStage"),
 
 	/**
-	 * Called on the caller's thread; the returned {@code Mono} is subscribed and awaited.
+	 * Called on the hook executor; the returned {@code Mono} is subscribed there and
+	 * awaited without a thread.
 	 */
-	MONO;
+	MONO("Mono");
+
+	private final String returnTypeName;
+
+	InvocationStyle(String returnTypeName) {
+		this.returnTypeName = returnTypeName;
+	}
+
+	String returnTypeName() {
+		return this.returnTypeName;
+	}
 
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			InvocationStyle.class.getClassLoader());
@@ -57,9 +66,9 @@ enum InvocationStyle {
 	 * Adapt what an asynchronous hook returned to a future; an empty {@code Mono}
 	 * completes with {@code null}.
 	 */
-	CompletableFuture<@Nullable Object> toFuture(Object returned, Executor executor) {
+	CompletableFuture<@Nullable Object> toFuture(Object returned) {
 		if (this == MONO) {
-			return ReactorTypes.toFuture(returned, executor);
+			return ReactorTypes.toFuture(returned);
 		}
 		@SuppressWarnings("unchecked")
 		CompletionStage<@Nullable Object> stage = (CompletionStage<@Nullable Object>) returned;
@@ -77,14 +86,14 @@ enum InvocationStyle {
 			return Mono.class;
 		}
 
-		@SuppressWarnings("unchecked")
 		/**
-		 * Subscribe on the hook executor: a lazy {@code Mono} (say
-		 * {@code Mono.fromCallable}) does its work when subscribed, and that work must
-		 * not run on the caller's thread outside the timeout.
+		 * Subscribe right here: the method was called on a hook-executor thread, so a
+		 * lazy {@code Mono} (say {@code Mono.fromCallable}) does its work there, under
+		 * the timeout.
 		 */
-		static CompletableFuture<@Nullable Object> toFuture(Object returned, Executor executor) {
-			return ((Mono<@Nullable Object>) returned).subscribeOn(Schedulers.fromExecutor(executor)).toFuture();
+		@SuppressWarnings("unchecked")
+		static CompletableFuture<@Nullable Object> toFuture(Object returned) {
+			return ((Mono<@Nullable Object>) returned).toFuture();
 		}
 
 	}

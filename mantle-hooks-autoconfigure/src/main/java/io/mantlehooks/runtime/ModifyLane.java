@@ -1,9 +1,9 @@
 package io.mantlehooks.runtime;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
 
 import io.mantlehooks.HookPayload;
@@ -13,63 +13,77 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.task.AsyncTaskExecutor;
-
 /**
- * Runs a modify hook and waits for it within its timeout (a Resilience4j
- * {@code TimeLimiter}; a blocking hook's thread is interrupted when it expires). Turns
- * whatever happened into a {@link ModifyResult}, logging each failure once.
+ * Runs a modify hook on the hook executor under its timeout and turns whatever happened
+ * into a {@link ModifyResult}, logging each failure once. Nobody blocks here: the result
+ * future completes on a hook-executor thread (the hook's own thread when it returned in
+ * time, otherwise a fresh task), never on the timeout timer or a thread the hook's own
+ * stage completed on, so whoever continues the turn from it does not hold those up.
  */
 final class ModifyLane {
 
 	private static final Log logger = LogFactory.getLog(ModifyLane.class);
 
-	private final AsyncTaskExecutor executor;
+	private final Executor executor;
 
-	ModifyLane(AsyncTaskExecutor executor) {
+	private final ScheduledExecutorService timer;
+
+	ModifyLane(Executor executor, ScheduledExecutorService timer) {
 		this.executor = executor;
+		this.timer = timer;
 	}
 
-	<P extends HookPayload> ModifyResult<P> run(HookMethod hook, P payload) {
+	<P extends HookPayload> CompletableFuture<ModifyResult<P>> start(HookMethod hook, P payload, HookScope scope) {
+		CompletableFuture<ModifyResult<P>> result = new CompletableFuture<>();
 		P input = PayloadCopies.forModifier(payload);
-		Future<@Nullable Object> future = null;
-		Object returned;
+		HookInvocation invocation = HookInvocation.start(hook, input, scope, this.executor, this.timer, () -> {
+		});
+		invocation.outcome().whenComplete((returned, ex) -> {
+			Runnable complete = () -> result.complete(scope.call(() -> interpretSafely(hook, payload, returned, ex)));
+			if (invocation.isOnHookThread()) {
+				complete.run();
+				return;
+			}
+			try {
+				this.executor.execute(complete);
+			}
+			catch (RejectedExecutionException rejected) {
+				complete.run();
+			}
+		});
+		return result;
+	}
+
+	/**
+	 * Whatever goes wrong while judging the hook's return counts as the hook's crash: the
+	 * result future must complete, or the turn would wait forever.
+	 */
+	private static <P extends HookPayload> ModifyResult<P> interpretSafely(HookMethod hook, P payload,
+			@Nullable Object returned, @Nullable Throwable ex) {
 		try {
-			future = start(hook, input);
-			Future<@Nullable Object> started = future;
-			returned = hook.timeLimiter().executeFutureSupplier(() -> started);
+			return interpret(hook, payload, returned, ex);
 		}
-		catch (HookSignal signal) {
-			return signalled(hook, signal, payload);
+		catch (Throwable unexpected) {
+			return failed(hook, HookFailure.Kind.CRASH, unexpected);
 		}
-		catch (TimeoutException ex) {
-			if (future != null && future.isCancelled()) {
-				return failed(hook, HookFailure.Kind.TIMEOUT, null);
-			}
-			return failed(hook, HookFailure.Kind.CRASH, ex);
-		}
-		catch (InterruptedException ex) {
-			if (future != null) {
-				future.cancel(true);
-			}
-			Thread.currentThread().interrupt();
-			return failed(hook, HookFailure.Kind.INTERRUPTED, null);
-		}
-		catch (VirtualMachineError error) {
-			throw error;
-		}
-		catch (Throwable ex) {
-			Throwable cause = unwrap(ex);
+	}
+
+	private static <P extends HookPayload> ModifyResult<P> interpret(HookMethod hook, P payload,
+			@Nullable Object returned, @Nullable Throwable ex) {
+		if (ex != null) {
+			Throwable cause = HookInvocation.unwrap(ex);
 			if (cause instanceof HookSignal signal) {
 				return signalled(hook, signal, payload);
+			}
+			if (cause instanceof TimeoutException) {
+				return failed(hook, HookFailure.Kind.TIMEOUT, null);
 			}
 			return failed(hook, HookFailure.Kind.CRASH, cause);
 		}
 		if (!hook.point().payloadType().isInstance(returned)) {
-			logger.warn("Modify hook '" + hook.name() + "' at point " + hook.point().configName() + " returned "
-					+ ((returned != null) ? "a " + returned.getClass().getName() : "null") + " instead of a "
-					+ hook.point().payloadType().getSimpleName() + "; applying the fail policy "
-					+ hook.point().failPolicy());
+			logger.warn(
+					describe(hook) + " returned " + ((returned != null) ? "a " + returned.getClass().getName() : "null")
+							+ " instead of a " + hook.point().payloadType().getSimpleName() + policy(hook));
 			return new ModifyResult.Failed<>(
 					new HookFailure(hook.name(), hook.point(), HookFailure.Kind.INVALID_RETURN, null));
 		}
@@ -78,52 +92,42 @@ final class ModifyLane {
 		return new ModifyResult.Proceed<>(IdentityWall.restore(rewritten, payload));
 	}
 
-	/**
-	 * A blocking hook runs on the hook executor; an asynchronous one is called here and
-	 * its stage or {@code Mono} awaited, without another thread.
-	 */
-	private Future<@Nullable Object> start(HookMethod hook, HookPayload input) throws Exception {
-		if (hook.style() == InvocationStyle.BLOCKING) {
-			return this.executor.submit(() -> hook.invoke(input));
-		}
-		Object returned = hook.invoke(input);
-		return (returned != null) ? hook.toFuture(returned, this.executor) : CompletableFuture.completedFuture(null);
-	}
-
 	private static <P extends HookPayload> ModifyResult<P> signalled(HookMethod hook, HookSignal signal, P payload) {
 		HookPoint point = hook.point();
 		if (point.allowsSignal(signal.getClass())) {
 			if (logger.isDebugEnabled()) {
-				logger.debug("Modify hook '" + hook.name() + "' at point " + point.configName() + " raised "
-						+ signal.getClass().getSimpleName());
+				logger.debug(describe(hook) + " raised " + signal.getClass().getSimpleName());
 			}
 			return new ModifyResult.Signalled<>(signal);
 		}
-		logger.warn("Modify hook '" + hook.name() + "' at point " + point.configName() + " raised "
-				+ signal.getClass().getSimpleName() + ", which " + point.configName()
+		logger.warn(describe(hook) + " raised " + signal.getClass().getSimpleName() + ", which " + point.configName()
 				+ " does not support; the signal is discarded and the input payload continues");
 		return new ModifyResult.Proceed<>(payload);
 	}
 
 	private static <P extends HookPayload> ModifyResult<P> failed(HookMethod hook, HookFailure.Kind kind,
 			@Nullable Throwable cause) {
-		String prefix = "Modify hook '" + hook.name() + "' at point " + hook.point().configName();
-		String policy = "; applying the fail policy " + hook.point().failPolicy();
 		switch (kind) {
-			case TIMEOUT -> logger.warn(prefix + " timed out after " + hook.timeout().toMillis() + "ms" + policy);
-			case INTERRUPTED -> logger.warn(prefix + " was abandoned: the calling thread was interrupted" + policy);
-			default -> logger.warn(prefix + " failed" + policy, cause);
+			case TIMEOUT ->
+				logger.warn(describe(hook) + " timed out after " + hook.timeout().toMillis() + "ms" + policy(hook));
+			default -> {
+				if (cause instanceof VirtualMachineError) {
+					logger.error(describe(hook) + " threw " + cause.getClass().getName() + policy(hook), cause);
+				}
+				else {
+					logger.warn(describe(hook) + " failed" + policy(hook), cause);
+				}
+			}
 		}
 		return new ModifyResult.Failed<>(new HookFailure(hook.name(), hook.point(), kind, cause));
 	}
 
-	private static Throwable unwrap(Throwable ex) {
-		Throwable current = ex;
-		while ((current instanceof CompletionException || current instanceof ExecutionException)
-				&& current.getCause() != null) {
-			current = current.getCause();
-		}
-		return current;
+	private static String describe(HookMethod hook) {
+		return "Modify hook '" + hook.name() + "' at point " + hook.point().configName();
+	}
+
+	private static String policy(HookMethod hook) {
+		return "; applying the fail policy " + hook.point().failPolicy();
 	}
 
 }

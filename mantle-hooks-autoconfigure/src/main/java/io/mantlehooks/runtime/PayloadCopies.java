@@ -1,21 +1,20 @@
 package io.mantlehooks.runtime;
 
 import java.util.List;
+import java.util.Map;
 
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ToolCallPayload;
 
-import org.springframework.ai.chat.messages.AssistantMessage;
-import org.springframework.ai.chat.messages.Message;
-import org.springframework.ai.chat.messages.SystemMessage;
-import org.springframework.ai.chat.messages.ToolResponseMessage;
-import org.springframework.ai.chat.messages.UserMessage;
-
 /**
- * The copies hooks receive, so that nothing a hook does to its argument reaches the turn.
- * Payload records are deeply immutable already; the exception is the Spring AI messages
- * of a model request, whose metadata maps are mutable, so hooks get copies of those.
+ * The copies hooks receive, so that nothing a hook does to its argument reaches the turn
+ * or another hook. Payload records are deeply immutable already; the exception is the
+ * Spring AI messages of a model request, whose metadata maps are mutable, so every hook
+ * invocation gets copies of those.
+ * <p>
+ * The Spring AI types stay inside {@link SpringAiMessages}, which is loaded only when a
+ * model-request payload exists, so the runner works without Spring AI on the class path.
  */
 final class PayloadCopies {
 
@@ -26,46 +25,57 @@ final class PayloadCopies {
 	 * Return the payload a modify hook receives.
 	 */
 	static <P extends HookPayload> P forModifier(P payload) {
-		if (payload instanceof ModelRequestPayload request) {
+		if (payload instanceof ModelRequestPayload request && !request.messages().isEmpty()) {
 			@SuppressWarnings("unchecked")
-			P copy = (P) request.withMessages(copyMessages(request.messages()));
+			P copy = (P) request.withMessages(SpringAiMessages.copy(request.messages()));
 			return copy;
 		}
 		return payload;
 	}
 
 	/**
-	 * Return the payload observers receive: as for modify hooks, and without tool-call
+	 * Return the payload one observer receives: its own copy, and without tool-call
 	 * metadata, which is meant for the MCP server only.
 	 */
-	static HookPayload forObservers(HookPayload payload) {
+	static HookPayload forObserver(HookPayload payload) {
 		if (payload instanceof ToolCallPayload call && !call.metadata().isEmpty()) {
-			return call.withMetadata(java.util.Map.of());
+			return call.withMetadata(Map.of());
 		}
 		return forModifier(payload);
 	}
 
-	private static List<Message> copyMessages(List<Message> messages) {
-		return messages.stream().map(PayloadCopies::copy).toList();
-	}
+	/**
+	 * Copies of Spring AI messages; the only place of the runner that names Spring AI.
+	 */
+	private static final class SpringAiMessages {
 
-	private static Message copy(Message message) {
-		if (message instanceof UserMessage user) {
-			return user.copy();
+		@SuppressWarnings("unchecked")
+		static <M> List<M> copy(List<M> messages) {
+			return (List<M>) ((List<org.springframework.ai.chat.messages.Message>) messages).stream()
+				.map(SpringAiMessages::copy)
+				.toList();
 		}
-		if (message instanceof SystemMessage system) {
-			return system.copy();
+
+		private static org.springframework.ai.chat.messages.Message copy(
+				org.springframework.ai.chat.messages.Message message) {
+			if (message instanceof org.springframework.ai.chat.messages.UserMessage user) {
+				return user.copy();
+			}
+			if (message instanceof org.springframework.ai.chat.messages.SystemMessage system) {
+				return system.copy();
+			}
+			if (message instanceof org.springframework.ai.chat.messages.AssistantMessage assistant) {
+				return assistant.copy();
+			}
+			if (message instanceof org.springframework.ai.chat.messages.ToolResponseMessage toolResponse) {
+				return org.springframework.ai.chat.messages.ToolResponseMessage.builder()
+					.responses(toolResponse.getResponses())
+					.metadata(toolResponse.getMetadata())
+					.build();
+			}
+			return message;
 		}
-		if (message instanceof AssistantMessage assistant) {
-			return assistant.copy();
-		}
-		if (message instanceof ToolResponseMessage toolResponse) {
-			return ToolResponseMessage.builder()
-				.responses(toolResponse.getResponses())
-				.metadata(toolResponse.getMetadata())
-				.build();
-		}
-		return message;
+
 	}
 
 }

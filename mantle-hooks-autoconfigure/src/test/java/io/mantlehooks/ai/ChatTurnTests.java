@@ -15,6 +15,7 @@ import io.mantlehooks.RetryModel;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
+import io.mantlehooks.ai.chat.MantleChatClientCustomizer;
 import io.mantlehooks.ai.FakeOpenAiServer.Reply;
 import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
 import org.junit.jupiter.api.AfterEach;

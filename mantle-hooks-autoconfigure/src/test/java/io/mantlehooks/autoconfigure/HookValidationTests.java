@@ -27,6 +27,7 @@ import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.HookScope;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -232,7 +233,7 @@ class HookValidationTests {
 			assertThat(context).hasNotFailed();
 			HookRunner runner = context.getBean(HookRunner.class);
 			OutgoingTextPayload payload = new OutgoingTextPayload("hi", false, "u1", null, null);
-			assertThat(runner.modify(HookPoint.OUTGOING_TEXT, payload))
+			assertThat(runner.runAndWait(HookPoint.OUTGOING_TEXT, payload, HookScope.none()))
 				.isEqualTo(new io.mantlehooks.runtime.ModifyResult.Proceed<>(payload.withText("HI")));
 			assertThat(context.getBean("invocations", AtomicInteger.class)).hasValue(1);
 		});

@@ -158,18 +158,25 @@ class MantleHooksConfigurationTests {
 	}
 
 	@Test
-	void hookExecutorUsesPlatformThreadsByDefault() {
+	@org.junit.jupiter.api.condition.EnabledForJreRange(max = org.junit.jupiter.api.condition.JRE.JAVA_20)
+	void hookExecutorUsesPlatformThreadsBeforeJava21() {
 		this.contextRunner.run((context) -> assertThat(context.getBean("mantleHookExecutor"))
 			.isInstanceOf(ThreadPoolTaskExecutor.class));
 	}
 
 	@Test
 	@org.junit.jupiter.api.condition.EnabledForJreRange(min = org.junit.jupiter.api.condition.JRE.JAVA_21)
-	void hookExecutorUsesVirtualThreadsWhenEnabled() {
-		this.contextRunner.withPropertyValues("spring.threads.virtual.enabled=true")
-			.run((context) -> assertThat(context.getBean("mantleHookExecutor")).isInstanceOfSatisfying(
-					SimpleAsyncTaskExecutor.class,
-					(executor) -> assertThat(executor.getThreadNamePrefix()).isEqualTo("mantle-hook-")));
+	void hookExecutorUsesVirtualThreadsByDefaultOnJava21AndLater() {
+		this.contextRunner.run((context) -> assertThat(context.getBean("mantleHookExecutor")).isInstanceOfSatisfying(
+				SimpleAsyncTaskExecutor.class,
+				(executor) -> assertThat(executor.getThreadNamePrefix()).isEqualTo("mantle-hook-")));
+	}
+
+	@Test
+	void hookExecutorUsesPlatformThreadsWhenConfigured() {
+		this.contextRunner.withPropertyValues("mantle.hooks.executor.virtual-threads=false")
+			.run((context) -> assertThat(context.getBean("mantleHookExecutor"))
+				.isInstanceOf(ThreadPoolTaskExecutor.class));
 	}
 
 	@Test
@@ -197,7 +204,8 @@ class MantleHooksConfigurationTests {
 		List<String> names = JsonPath.read(json, "$.properties[*].name");
 		assertThat(names).containsExactlyInAnyOrder("mantle.hooks.enabled", "mantle.hooks.max-iterations",
 				"mantle.hooks.responses", "mantle.hooks.timeouts.observe", "mantle.hooks.timeouts.modify",
-				"mantle.hooks.timeouts.point", "mantle.hooks.timeouts.hook", "mantle.hooks.observers.max-concurrent");
+				"mantle.hooks.timeouts.point", "mantle.hooks.timeouts.hook", "mantle.hooks.observers.max-concurrent",
+				"mantle.hooks.executor.virtual-threads", "mantle.hooks.unhooked-calls");
 		List<String> descriptions = JsonPath.read(json, "$.properties[*].description");
 		assertThat(descriptions).hasSize(names.size())
 			.allSatisfy((description) -> assertThat(description).isNotBlank());

@@ -74,7 +74,8 @@ class HookRunnerTests {
 		this.contextRunner.withBean("identityThief", IdentityThief.class).run((context) -> {
 			HookRunner runner = context.getBean(HookRunner.class);
 			IncomingMessagePayload input = incoming("hello");
-			ModifyResult<IncomingMessagePayload> result = runner.modify(HookPoint.INCOMING_MESSAGE, input);
+			ModifyResult<IncomingMessagePayload> result = runner.runAndWait(HookPoint.INCOMING_MESSAGE, input,
+					HookScope.none());
 			assertThat(result).isEqualTo(
 					new ModifyResult.Proceed<>(new IncomingMessagePayload("HELLO", "m-1", "user-42", CALL, CHANNEL)));
 		});
@@ -85,8 +86,9 @@ class HookRunnerTests {
 		this.contextRunner.withUserConfiguration(CountingExecutorConfiguration.class).run((context) -> {
 			HookRunner runner = context.getBean(HookRunner.class);
 			IncomingMessagePayload input = incoming("hello");
-			ModifyResult<IncomingMessagePayload> result = runner.modify(HookPoint.INCOMING_MESSAGE, input);
-			runner.observe(HookPoint.INCOMING_MESSAGE, input);
+			ModifyResult<IncomingMessagePayload> result = runner.runAndWait(HookPoint.INCOMING_MESSAGE, input,
+					HookScope.none());
+			runner.observe(HookPoint.INCOMING_MESSAGE, input, HookScope.none());
 			assertThat(result).isInstanceOfSatisfying(ModifyResult.Proceed.class,
 					(proceed) -> assertThat(proceed.payload()).isSameAs(input));
 			assertThat(context.getBean(CountingExecutorConfiguration.class).tasks).hasValue(0);
@@ -97,7 +99,7 @@ class HookRunnerTests {
 	void crashAtFailClosedPointIsReportedWithClosedPolicy(CapturedOutput output) {
 		this.contextRunner.withBean("crashingRequestHook", CrashingRequestHook.class).run((context) -> {
 			ModifyResult<ModelRequestPayload> result = context.getBean(HookRunner.class)
-				.modify(HookPoint.MODEL_REQUEST, request());
+				.runAndWait(HookPoint.MODEL_REQUEST, request(), HookScope.none());
 			assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class, (failed) -> {
 				assertThat(failed.policy()).isEqualTo(HookPoint.FailPolicy.CLOSED);
 				assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.CRASH);
@@ -113,7 +115,7 @@ class HookRunnerTests {
 	void crashAtFailOpenPointIsReportedWithOpenPolicy() {
 		this.contextRunner.withBean("crashingResponseHook", CrashingResponseHook.class).run((context) -> {
 			ModifyResult<ModelResponsePayload> result = context.getBean(HookRunner.class)
-				.modify(HookPoint.MODEL_RESPONSE, response("hi"));
+				.runAndWait(HookPoint.MODEL_RESPONSE, response("hi"), HookScope.none());
 			assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class,
 					(failed) -> assertThat(failed.policy()).isEqualTo(HookPoint.FailPolicy.OPEN));
 		});
@@ -123,7 +125,7 @@ class HookRunnerTests {
 	void timeoutIsReportedAndInterruptsTheHookThread(CapturedOutput output) {
 		this.contextRunner.withBean("slowToolResultHook", SlowToolResultHook.class).run((context) -> {
 			ModifyResult<ToolResultPayload> result = context.getBean(HookRunner.class)
-				.modify(HookPoint.TOOL_RESULT, toolResult("42"));
+				.runAndWait(HookPoint.TOOL_RESULT, toolResult("42"), HookScope.none());
 			assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class, (failed) -> {
 				assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT);
 				assertThat(failed.policy()).isEqualTo(HookPoint.FailPolicy.OPEN);
@@ -140,7 +142,7 @@ class HookRunnerTests {
 	void nullReturnIsInvalid() {
 		this.contextRunner.withBean("nullOutgoingHook", NullOutgoingHook.class).run((context) -> {
 			ModifyResult<OutgoingTextPayload> result = context.getBean(HookRunner.class)
-				.modify(HookPoint.OUTGOING_TEXT, outgoing("hi"));
+				.runAndWait(HookPoint.OUTGOING_TEXT, outgoing("hi"), HookScope.none());
 			assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class,
 					(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.INVALID_RETURN));
 		});
@@ -151,7 +153,7 @@ class HookRunnerTests {
 		this.contextRunner.withBean("wrongPointSignalHook", WrongPointSignalHook.class).run((context) -> {
 			ModelRequestPayload input = request();
 			ModifyResult<ModelRequestPayload> result = context.getBean(HookRunner.class)
-				.modify(HookPoint.MODEL_REQUEST, input);
+				.runAndWait(HookPoint.MODEL_REQUEST, input, HookScope.none());
 			assertThat(result).isEqualTo(new ModifyResult.Proceed<>(input));
 		});
 		assertThat(output).contains("Modify hook 'wrongPointSignalHook.cool' at point model-request raised RetryModel, "
@@ -164,11 +166,11 @@ class HookRunnerTests {
 			.withBean("rejectingIncomingHook", RejectingIncomingHook.class)
 			.run((context) -> {
 				HookRunner runner = context.getBean(HookRunner.class);
-				assertThat(runner.modify(HookPoint.MODEL_RESPONSE, response("ungrounded"))).isInstanceOfSatisfying(
-						ModifyResult.Signalled.class,
-						(signalled) -> assertThat(signalled.signal()).isInstanceOfSatisfying(RetryModel.class,
-								(retry) -> assertThat(retry.feedback()).isEqualTo("Cite a passage.")));
-				assertThat(runner.modify(HookPoint.INCOMING_MESSAGE, incoming("buy spam")))
+				assertThat(runner.runAndWait(HookPoint.MODEL_RESPONSE, response("ungrounded"), HookScope.none()))
+					.isInstanceOfSatisfying(ModifyResult.Signalled.class,
+							(signalled) -> assertThat(signalled.signal()).isInstanceOfSatisfying(RetryModel.class,
+									(retry) -> assertThat(retry.feedback()).isEqualTo("Cite a passage.")));
+				assertThat(runner.runAndWait(HookPoint.INCOMING_MESSAGE, incoming("buy spam"), HookScope.none()))
 					.isInstanceOfSatisfying(ModifyResult.Signalled.class, (signalled) -> assertThat(signalled.signal())
 						.isInstanceOfSatisfying(HookRejection.class, (rejection) -> {
 							assertThat(rejection.reason()).isEqualTo("spam");
@@ -181,11 +183,11 @@ class HookRunnerTests {
 	void completionStageHookIsAwaited() {
 		this.contextRunner.withBean("asyncHooks", AsyncHooks.class).run((context) -> {
 			HookRunner runner = context.getBean(HookRunner.class);
-			assertThat(runner.modify(HookPoint.OUTGOING_TEXT, outgoing("  padded  ")))
+			assertThat(runner.runAndWait(HookPoint.OUTGOING_TEXT, outgoing("  padded  "), HookScope.none()))
 				.isEqualTo(new ModifyResult.Proceed<>(outgoing("padded")));
-			assertThat(runner.modify(HookPoint.TOOL_CALL, toolCall("delete_account"))).isInstanceOfSatisfying(
-					ModifyResult.Signalled.class,
-					(signalled) -> assertThat(signalled.signal()).isInstanceOf(RetryModel.class));
+			assertThat(runner.runAndWait(HookPoint.TOOL_CALL, toolCall("delete_account"), HookScope.none()))
+				.isInstanceOfSatisfying(ModifyResult.Signalled.class,
+						(signalled) -> assertThat(signalled.signal()).isInstanceOf(RetryModel.class));
 		});
 	}
 
@@ -193,14 +195,14 @@ class HookRunnerTests {
 	void monoHookIsAwaitedAndTimedOut() {
 		this.contextRunner.withBean("reactiveHooks", ReactiveHooks.class).run((context) -> {
 			HookRunner runner = context.getBean(HookRunner.class);
-			assertThat(runner.modify(HookPoint.KNOWLEDGE_QUERY, knowledgeQuery("1234")))
+			assertThat(runner.runAndWait(HookPoint.KNOWLEDGE_QUERY, knowledgeQuery("1234"), HookScope.none()))
 				.isEqualTo(new ModifyResult.Proceed<>(knowledgeQuery("ticket 1234")));
-			assertThat(runner.modify(HookPoint.KNOWLEDGE_QUERY, knowledgeQuery("never"))).isInstanceOfSatisfying(
-					ModifyResult.Failed.class,
-					(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT));
-			assertThat(runner.modify(HookPoint.KNOWLEDGE_QUERY, knowledgeQuery("empty"))).isInstanceOfSatisfying(
-					ModifyResult.Failed.class,
-					(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.INVALID_RETURN));
+			assertThat(runner.runAndWait(HookPoint.KNOWLEDGE_QUERY, knowledgeQuery("never"), HookScope.none()))
+				.isInstanceOfSatisfying(ModifyResult.Failed.class,
+						(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT));
+			assertThat(runner.runAndWait(HookPoint.KNOWLEDGE_QUERY, knowledgeQuery("empty"), HookScope.none()))
+				.isInstanceOfSatisfying(ModifyResult.Failed.class,
+						(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.INVALID_RETURN));
 		});
 	}
 
@@ -208,7 +210,8 @@ class HookRunnerTests {
 	void lazyMonoHookRunsOffTheCallerThreadAndTimesOut() {
 		this.contextRunner.withBean("lazyMonoHook", LazyMonoHook.class).run((context) -> {
 			HookRunner runner = context.getBean(HookRunner.class);
-			ModifyResult<OutgoingTextPayload> result = runner.modify(HookPoint.OUTGOING_TEXT, outgoing("hi"));
+			ModifyResult<OutgoingTextPayload> result = runner.runAndWait(HookPoint.OUTGOING_TEXT, outgoing("hi"),
+					HookScope.none());
 			assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class,
 					(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT));
 			LazyMonoHook hook = context.getBean(LazyMonoHook.class);
@@ -223,9 +226,9 @@ class HookRunnerTests {
 			.withPropertyValues("mantle.hooks.timeouts.observe=100ms", "mantle.hooks.observers.max-concurrent=1")
 			.run((context) -> {
 				HookRunner runner = context.getBean(HookRunner.class);
-				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("hi"));
+				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("hi"), HookScope.none());
 				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
-				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("again"));
+				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("again"), HookScope.none());
 				assertThat(runner.getDroppedObserverInvocations()).isZero();
 				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
 			});
@@ -239,7 +242,7 @@ class HookRunnerTests {
 			.withPropertyValues("mantle.hooks.timeouts.observe=5s")
 			.run((context) -> {
 				BlockingObserver observer = context.getBean(BlockingObserver.class);
-				context.getBean(HookRunner.class).observe(HookPoint.OUTGOING_TEXT, outgoing("hi"));
+				context.getBean(HookRunner.class).observe(HookPoint.OUTGOING_TEXT, outgoing("hi"), HookScope.none());
 				// observe() has returned while the observer is still blocked on its latch
 				assertThat(observer.started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
 				assertThat(observer.finished.getCount()).isOne();
@@ -256,14 +259,14 @@ class HookRunnerTests {
 				HookRunner runner = context.getBean(HookRunner.class);
 				BlockingObserver observer = context.getBean(BlockingObserver.class);
 				for (int i = 0; i < 3; i++) {
-					runner.observe(HookPoint.OUTGOING_TEXT, outgoing("hi " + i));
+					runner.observe(HookPoint.OUTGOING_TEXT, outgoing("hi " + i), HookScope.none());
 				}
 				assertThat(runner.getDroppedObserverInvocations()).isOne();
 				assertThat(runner.getObserversInFlight()).isEqualTo(2);
 				observer.release.countDown();
 				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
 				assertThat(observer.calls).hasValue(2);
-				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("after"));
+				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("after"), HookScope.none());
 				await().atMost(WAIT).until(() -> observer.calls.get() == 3);
 				assertThat(runner.getDroppedObserverInvocations()).isOne();
 			});
@@ -276,7 +279,7 @@ class HookRunnerTests {
 			.run((context) -> {
 				HookRunner runner = context.getBean(HookRunner.class);
 				BlockingObserver observer = context.getBean(BlockingObserver.class);
-				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("hi"));
+				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("hi"), HookScope.none());
 				assertThat(observer.interrupted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
 				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
 				assertThat(runner.getDroppedObserverInvocations()).isZero();
@@ -290,8 +293,8 @@ class HookRunnerTests {
 		this.contextRunner.withBean("failingObservers", FailingObservers.class).run((context) -> {
 			HookRunner runner = context.getBean(HookRunner.class);
 			ModelRequestPayload input = request();
-			runner.observe(HookPoint.MODEL_REQUEST, input);
-			runner.observe(HookPoint.TOOL_CALL, toolCall("lookup"));
+			runner.observe(HookPoint.MODEL_REQUEST, input, HookScope.none());
+			runner.observe(HookPoint.TOOL_CALL, toolCall("lookup"), HookScope.none());
 			await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
 			await().atMost(WAIT).until(() -> output.toString().contains("failingObservers.signal"));
 		});
@@ -307,7 +310,7 @@ class HookRunnerTests {
 			MutatingObserver observer = context.getBean(MutatingObserver.class);
 			UserMessage message = UserMessage.builder().text("hi").metadata(new HashMap<>(Map.of("k", "v"))).build();
 			ModelRequestPayload input = request().withMessages(List.of(message));
-			runner.observe(HookPoint.MODEL_REQUEST, input);
+			runner.observe(HookPoint.MODEL_REQUEST, input, HookScope.none());
 			assertThat(observer.done.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
 			assertThat(observer.mutatedCopy).hasValue(true);
 			assertThat(message.getMetadata()).containsEntry("k", "v").doesNotContainValue("tampered");
@@ -319,7 +322,7 @@ class HookRunnerTests {
 	void observersNeverSeeToolCallMetadata() {
 		this.contextRunner.withBean("toolCallWatcher", ToolCallWatcher.class).run((context) -> {
 			ToolCallPayload call = toolCall("get_document").withMetadata(Map.of("document_ref", "upload-123"));
-			context.getBean(HookRunner.class).observe(HookPoint.TOOL_CALL, call);
+			context.getBean(HookRunner.class).observe(HookPoint.TOOL_CALL, call, HookScope.none());
 			ToolCallWatcher watcher = context.getBean(ToolCallWatcher.class);
 			assertThat(watcher.done.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
 			assertThat(watcher.seen.get().metadata()).isEmpty();
@@ -337,7 +340,8 @@ class HookRunnerTests {
 				MDC.put("requestId", "req-7");
 				try (Observation.Scope scope = turn.openScope()) {
 					ModifyResult<ModelRequestPayload> result = context.getBean(HookRunner.class)
-						.modify(HookPoint.MODEL_REQUEST, request());
+						.runAndWait(HookPoint.MODEL_REQUEST, request(),
+								HookScope.of("turn-7", CallerContext.capture()));
 					assertThat(result).isInstanceOf(ModifyResult.Proceed.class);
 				}
 				finally {
@@ -347,6 +351,7 @@ class HookRunnerTests {
 				ContextReadingHook hook = context.getBean(ContextReadingHook.class);
 				assertThat(hook.threadName.get()).startsWith("mantle-hook-");
 				assertThat(hook.requestId.get()).isEqualTo("req-7");
+				assertThat(hook.turnId.get()).isEqualTo("turn-7");
 				assertThat(hook.observation.get()).isSameAs(turn);
 			});
 	}
@@ -624,6 +629,8 @@ class HookRunnerTests {
 
 		final AtomicReference<String> requestId = new AtomicReference<>();
 
+		final AtomicReference<String> turnId = new AtomicReference<>();
+
 		final AtomicReference<Observation> observation = new AtomicReference<>();
 
 		ContextReadingHook(ObservationRegistry observations) {
@@ -634,6 +641,7 @@ class HookRunnerTests {
 		ModelRequestPayload read(ModelRequestPayload request) {
 			this.threadName.set(Thread.currentThread().getName());
 			this.requestId.set(MDC.get("requestId"));
+			this.turnId.set(MDC.get(HookScope.MDC_TURN_ID));
 			this.observation.set(this.observations.getCurrentObservation());
 			return request;
 		}

@@ -1,0 +1,127 @@
+package io.mantlehooks.ai.chat;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.mantlehooks.ai.chat.ModelCallStage.Prepared;
+import io.mantlehooks.ai.turn.CurrentTurn;
+import io.mantlehooks.ai.turn.CurrentTurnPropagation;
+import io.mantlehooks.ai.turn.Steps;
+import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.runtime.CallerContext;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.ai.chat.client.ChatClientMessageAggregator;
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
+import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
+import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
+import org.springframework.core.Ordered;
+
+/**
+ * The last advisor before the provider: runs the model-request hooks on the final prompt
+ * of each model call (after RAG and logging advisors changed it) and the model-response
+ * hooks on what the provider returned. It makes one model call per request and reports
+ * upward, in the response context, when a hook asked for another try or failed closed;
+ * the tool loop decides what happens next.
+ */
+public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor {
+
+	/**
+	 * Just inside Spring AI's model advisors, which sit at
+	 * {@link Ordered#LOWEST_PRECEDENCE}.
+	 */
+	public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 1;
+
+	private static final ChatClientMessageAggregator AGGREGATOR = new ChatClientMessageAggregator();
+
+	private final ModelCallStage stage;
+
+	private final Executor executor;
+
+	MantleModelCallAdvisor(ModelCallStage stage, Executor executor) {
+		this.stage = stage;
+		this.executor = executor;
+	}
+
+	@Override
+	public String getName() {
+		return "mantleModelCall";
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
+	}
+
+	@Override
+	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
+		Turn turn = turnOf(request);
+		Prepared prepared = Steps.join(this.stage.prepare(turn, request));
+		if (prepared.reply() != null) {
+			return prepared.reply();
+		}
+		long started = System.nanoTime();
+		ChatClientResponse response = chain.nextCall(prepared.request());
+		return Steps.join(this.stage.review(turn, response, millisSince(started)));
+	}
+
+	@Override
+	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
+		return Flux.defer(() -> {
+			Turn turn = turnOf(request);
+			return Steps.mono(this.stage.prepare(turn, request), this.executor)
+				.flatMapMany((prepared) -> (prepared.reply() != null) ? Flux.just(prepared.reply())
+						: call(turn, prepared.request(), chain));
+		});
+	}
+
+	private Flux<ChatClientResponse> call(Turn turn, ChatClientRequest request, StreamAdvisorChain chain) {
+		return Flux.defer(() -> {
+			long started = System.nanoTime();
+			Flux<ChatClientResponse> chunks = CurrentTurnPropagation.subscribeWithin(turn, chain.nextStream(request));
+			if (this.stage.buffersResponses()) {
+				// the response hook must see the whole completion before any of it goes
+				// on
+				return aggregate(chunks)
+					.flatMap((response) -> Steps.mono(this.stage.review(turn, response, millisSince(started)),
+							this.executor))
+					.flux();
+			}
+			if (this.stage.observesResponses()) {
+				return AGGREGATOR.aggregateChatClientResponse(chunks,
+						(response) -> this.stage.observe(turn, response, millisSince(started)));
+			}
+			return chunks;
+		});
+	}
+
+	/**
+	 * The whole completion of a stream as one response, without blocking.
+	 */
+	static Mono<ChatClientResponse> aggregate(Flux<ChatClientResponse> chunks) {
+		AtomicReference<ChatClientResponse> aggregated = new AtomicReference<>();
+		return AGGREGATOR.aggregateChatClientResponse(chunks, aggregated::set).then(Mono.fromSupplier(aggregated::get));
+	}
+
+	/**
+	 * The turn of the request; a model-call advisor used without the turn advisor makes
+	 * its own.
+	 */
+	private static Turn turnOf(ChatClientRequest request) {
+		Turn turn = Turn.of(request);
+		if (turn != null) {
+			return turn;
+		}
+		Turn current = CurrentTurn.get();
+		return (current != null) ? current.nested() : Turn.start(request.context(), CallerContext.capture());
+	}
+
+	private static long millisSince(long started) {
+		return (System.nanoTime() - started) / 1_000_000;
+	}
+
+}

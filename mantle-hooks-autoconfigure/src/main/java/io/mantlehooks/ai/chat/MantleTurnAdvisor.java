@@ -1,0 +1,162 @@
+package io.mantlehooks.ai.chat;
+
+import java.util.concurrent.Executor;
+
+import io.mantlehooks.TurnStatus;
+import io.mantlehooks.ai.chat.IncomingMessageStage.Start;
+import io.mantlehooks.ai.turn.CurrentTurn;
+import io.mantlehooks.ai.turn.CurrentTurnPropagation;
+import io.mantlehooks.ai.turn.Steps;
+import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.ai.turn.TurnCancelledException;
+import io.mantlehooks.runtime.CallerContext;
+import io.mantlehooks.runtime.HookRunner;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.SignalType;
+
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.api.Advisor;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
+import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
+import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
+import org.springframework.core.Ordered;
+
+/**
+ * The outermost hook advisor, owner of the turn: it creates the turn's identity and
+ * passes it down the chain, runs the incoming-message hooks before anything else (so chat
+ * memory stores the rewrite), answers a rejected message without calling the model (and
+ * without touching memory), fires turn started/finished as a pair, and hands the caller a
+ * response whose context holds {@code mantle.turn_id} and, when hooks decided one,
+ * {@code mantle.outcome} and {@code mantle.reason}.
+ * <p>
+ * A {@code ChatClient} call made while another turn runs on the thread (a RAG query
+ * transformer, a sub-agent inside a tool) is nested: it keeps the enclosing turn's
+ * identity and runs no incoming-message, turn or outgoing-text hooks of its own.
+ */
+public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
+
+	/** Outside chat memory ({@link Advisor#DEFAULT_CHAT_MEMORY_PRECEDENCE_ORDER}). */
+	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
+
+	private final HookRunner hooks;
+
+	private final IncomingMessageStage incoming;
+
+	private final Executor executor;
+
+	MantleTurnAdvisor(HookRunner hooks, IncomingMessageStage incoming) {
+		this.hooks = hooks;
+		this.incoming = incoming;
+		this.executor = hooks.getExecutor();
+	}
+
+	@Override
+	public String getName() {
+		return "mantleTurn";
+	}
+
+	@Override
+	public int getOrder() {
+		return ORDER;
+	}
+
+	@Override
+	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
+		if (Turn.of(request) != null) {
+			return chain.nextCall(request);
+		}
+		Turn enclosing = CurrentTurn.get();
+		if (enclosing != null) {
+			return nestedCall(request, chain, enclosing.nested());
+		}
+		Turn turn = Turn.start(request.context(), CallerContext.capture());
+		Start start;
+		try {
+			start = Steps.join(this.incoming.start(turn, TurnContexts.enter(request, turn)));
+		}
+		catch (TurnCancelledException ex) {
+			return cancelled(request, turn);
+		}
+		if (start.reply() != null) {
+			return TurnContexts.leave(start.reply(), turn, start.outcome());
+		}
+		TurnLifecycle lifecycle = new TurnLifecycle(this.hooks, turn);
+		lifecycle.start();
+		ChatClientResponse response;
+		try (CurrentTurn.Scope scope = CurrentTurn.open(turn)) {
+			response = chain.nextCall(start.request());
+		}
+		catch (TurnCancelledException ex) {
+			lifecycle.end(TurnStatus.CANCELLED);
+			return cancelled(request, turn);
+		}
+		catch (RuntimeException | Error ex) {
+			lifecycle.end(TurnStatus.ERROR);
+			throw ex;
+		}
+		lifecycle.end(TurnStatus.COMPLETED);
+		return TurnContexts.leave(response, turn, null);
+	}
+
+	private static ChatClientResponse nestedCall(ChatClientRequest request, CallAdvisorChain chain, Turn turn) {
+		ChatClientResponse response = chain.nextCall(TurnContexts.enter(request, turn));
+		return TurnContexts.leave(response, turn, null);
+	}
+
+	/**
+	 * The response of a turn whose thread was interrupted: nothing is sent.
+	 */
+	private static ChatClientResponse cancelled(ChatClientRequest request, Turn turn) {
+		ChatClientResponse empty = ChatResponses.withoutGenerations(ChatResponses.textResponse(request, ""));
+		return TurnContexts.leave(empty, turn, new Outcome(Outcome.CANCELLED, "the caller's thread was interrupted"));
+	}
+
+	@Override
+	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
+		if (Turn.of(request) != null) {
+			return chain.nextStream(request);
+		}
+		return Flux.deferContextual((reactorContext) -> {
+			Turn enclosing = CurrentTurn.get();
+			if (enclosing == null && reactorContext.getOrDefault(CurrentTurn.KEY, null) instanceof Turn outer) {
+				enclosing = outer;
+			}
+			if (enclosing != null) {
+				Turn nested = enclosing.nested();
+				return chain.nextStream(TurnContexts.enter(request, nested))
+					.map((chunk) -> TurnContexts.leave(chunk, nested, null));
+			}
+			Turn turn = Turn.start(request.context(), CallerContext.capture(reactorContext));
+			TurnLifecycle lifecycle = new TurnLifecycle(this.hooks, turn);
+			return Steps.mono(this.incoming.start(turn, TurnContexts.enter(request, turn)), this.executor)
+				.flatMapMany((start) -> stream(start, chain, turn, lifecycle))
+				.doFinally((signal) -> lifecycle.end(status(signal)))
+				.contextWrite((context) -> CurrentTurnPropagation.contextWrite(context, turn));
+		});
+	}
+
+	private static Flux<ChatClientResponse> stream(Start start, StreamAdvisorChain chain, Turn turn,
+			TurnLifecycle lifecycle) {
+		ChatClientResponse reply = start.reply();
+		if (reply != null) {
+			return Flux.just(TurnContexts.leave(reply, turn, start.outcome()));
+		}
+		ChatClientRequest request = start.request();
+		if (request == null || !lifecycle.start()) {
+			return Flux.empty();
+		}
+		return CurrentTurnPropagation.subscribeWithin(turn, chain.nextStream(request))
+			.map((chunk) -> TurnContexts.leave(chunk, turn, null));
+	}
+
+	private static TurnStatus status(@Nullable SignalType signal) {
+		if (signal == SignalType.ON_COMPLETE) {
+			return TurnStatus.COMPLETED;
+		}
+		return (signal == SignalType.CANCEL) ? TurnStatus.CANCELLED : TurnStatus.ERROR;
+	}
+
+}

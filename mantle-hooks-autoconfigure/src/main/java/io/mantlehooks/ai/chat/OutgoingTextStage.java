@@ -1,0 +1,98 @@
+package io.mantlehooks.ai.chat;
+
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.HookRejection;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.ai.turn.HookSteps;
+import io.mantlehooks.ai.turn.Step;
+import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.runtime.HookResponses;
+import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.ModifyResult;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs the outgoing-text hooks on a completed reply, where the reply is final: in the
+ * tool loop for the model's replies (inside chat memory, so memory stores what the user
+ * received) and in the turn advisor for the replies that end a turn before memory (a
+ * rejected message). A rewrite is what the user receives; a rejection replaces the reply
+ * with a named response, which passes the modify hook once more, and when that is
+ * rejected too nothing is sent. Crashes keep the original text.
+ */
+final class OutgoingTextStage {
+
+	private final HookRunner hooks;
+
+	private final HookResponses responses;
+
+	OutgoingTextStage(HookRunner hooks, HookResponses responses) {
+		this.hooks = hooks;
+		this.responses = responses;
+	}
+
+	/**
+	 * Return whether a hook may still change or drop a completed reply, so a streamed
+	 * reply must be held back until it is complete.
+	 */
+	boolean buffersReplies() {
+		return this.hooks.hasModifier(HookPoint.OUTGOING_TEXT);
+	}
+
+	/**
+	 * Pass a completed reply through the hooks.
+	 */
+	Step<Reply> process(Turn turn, String text) {
+		if (!this.hooks.hasHooks(HookPoint.OUTGOING_TEXT)) {
+			return Step.done(new Reply(text, null));
+		}
+		OutgoingTextPayload draft = turn.outgoingText(text);
+		return HookSteps.run(this.hooks, HookPoint.OUTGOING_TEXT, draft, turn).then((result) -> {
+			if (result instanceof ModifyResult.Proceed<OutgoingTextPayload> proceed) {
+				return Step.done(new Reply(proceed.payload().text(), null));
+			}
+			if (result instanceof ModifyResult.Signalled<OutgoingTextPayload> signalled
+					&& signalled.signal() instanceof HookRejection rejection) {
+				return fallback(turn, draft, rejection);
+			}
+			// fail open: the original text is sent
+			return Step.done(new Reply(text, null));
+		});
+	}
+
+	private Step<Reply> fallback(Turn turn, OutgoingTextPayload draft, HookRejection rejection) {
+		Outcome outcome = Outcome.rejected(rejection.reason());
+		String fallback = this.responses.resolve(rejection.responseMessage().orElse(null),
+				HookResponses.OUTGOING_TEXT_REJECTED);
+		return HookSteps.run(this.hooks, HookPoint.OUTGOING_TEXT, draft.withText(fallback), turn).map((second) -> {
+			if (second instanceof ModifyResult.Proceed<OutgoingTextPayload> proceed) {
+				return new Reply(proceed.payload().text(), outcome);
+			}
+			// rejected again: nothing is sent; crashed: the fallback as it was
+			return new Reply((second instanceof ModifyResult.Failed) ? fallback : null, outcome);
+		});
+	}
+
+	/**
+	 * Let observers see a reply that was streamed live and is now complete.
+	 */
+	void observeStreamed(Turn turn, String text) {
+		this.hooks.observe(HookPoint.OUTGOING_TEXT, turn.outgoingText(text), turn.scope());
+	}
+
+	/**
+	 * Return whether observers want to see streamed replies.
+	 */
+	boolean observesStreamed() {
+		return this.hooks.hasObservers(HookPoint.OUTGOING_TEXT);
+	}
+
+	/**
+	 * A reply after the outgoing-text hooks.
+	 *
+	 * @param text what the user receives, {@code null} when the reply is dropped
+	 * @param outcome why it differs from the draft, when a hook rejected it
+	 */
+	record Reply(@Nullable String text, @Nullable Outcome outcome) {
+	}
+
+}

@@ -1,0 +1,67 @@
+package io.mantlehooks.ai.chat;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+import io.mantlehooks.MantleHooks;
+import io.mantlehooks.ai.turn.Turn;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
+
+/**
+ * The advisor context at the edges of a turn. On entry, the turn goes in and every key
+ * the engine owns comes out: a client cannot pass {@code mantle.outcome} as a param and
+ * get it back as if a hook had decided it. On the way out, the engine's internal keys
+ * come out and the turn's id and outcome go in.
+ */
+final class TurnContexts {
+
+	/** The response-context keys only the engine sets. */
+	static final Set<String> ENGINE_KEYS = Set.of(MantleHooks.TURN_ID, MantleHooks.OUTCOME, MantleHooks.REASON);
+
+	private TurnContexts() {
+	}
+
+	/**
+	 * Return the request of a turn: the turn in its context, engine-owned keys removed.
+	 */
+	static ChatClientRequest enter(ChatClientRequest request, Turn turn) {
+		Map<String, @Nullable Object> context = new HashMap<>(request.context());
+		ENGINE_KEYS.forEach(context::remove);
+		Rounds.INTERNAL_KEYS.forEach(context::remove);
+		context.put(Turn.CONTEXT_KEY, turn);
+		return new ChatClientRequest(request.prompt(), context);
+	}
+
+	/**
+	 * Return the response the caller receives: internal keys removed, the turn's id
+	 * added, and the outcome when the turn itself decided one.
+	 */
+	static ChatClientResponse leave(ChatClientResponse response, Turn turn, @Nullable Outcome outcome) {
+		Map<String, @Nullable Object> context = new HashMap<>(response.context());
+		Rounds.INTERNAL_KEYS.forEach(context::remove);
+		context.put(MantleHooks.TURN_ID, turn.id());
+		if (outcome != null) {
+			context.put(MantleHooks.OUTCOME, outcome.value());
+			context.put(MantleHooks.REASON, outcome.reason());
+		}
+		return new ChatClientResponse(response.chatResponse(), context);
+	}
+
+	/**
+	 * Return the response with an outcome, unless it already carries one.
+	 */
+	static ChatClientResponse withOutcome(ChatClientResponse response, @Nullable Outcome outcome) {
+		if (outcome == null || response.context().containsKey(MantleHooks.OUTCOME)) {
+			return response;
+		}
+		Map<String, @Nullable Object> context = new HashMap<>(response.context());
+		context.put(MantleHooks.OUTCOME, outcome.value());
+		context.put(MantleHooks.REASON, outcome.reason());
+		return new ChatClientResponse(response.chatResponse(), context);
+	}
+
+}

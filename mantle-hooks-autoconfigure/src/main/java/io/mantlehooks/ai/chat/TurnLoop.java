@@ -1,0 +1,244 @@
+package io.mantlehooks.ai.chat;
+
+import java.util.List;
+
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.ai.chat.OutgoingTextStage.Reply;
+import io.mantlehooks.ai.tool.BatchOutcome;
+import io.mantlehooks.ai.tool.ToolBatch;
+import io.mantlehooks.ai.turn.Step;
+import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.runtime.HookResponses;
+import io.mantlehooks.runtime.HookRunner;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.ai.chat.client.ChatClientAttributes;
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolExecutionResult;
+
+/**
+ * The rounds of a turn, written once: after each model call, one decision step says what
+ * happens next: send another request (after a tool batch, or again with retry feedback),
+ * or finish with a reply, which passes the outgoing-text hooks. It owns the iteration
+ * cap, batch preflight and dispatch. The advisor's drivers only make the model calls and,
+ * when streaming live, emit what the model streams.
+ */
+final class TurnLoop {
+
+	private static final Log logger = LogFactory.getLog(TurnLoop.class);
+
+	private final HookRunner hooks;
+
+	private final HookResponses responses;
+
+	private final OutgoingTextStage outgoing;
+
+	private final ToolBatch tools;
+
+	private final int maxIterations;
+
+	TurnLoop(HookRunner hooks, HookResponses responses, OutgoingTextStage outgoing, ToolBatch tools,
+			int maxIterations) {
+		this.hooks = hooks;
+		this.responses = responses;
+		this.outgoing = outgoing;
+		this.tools = tools;
+		this.maxIterations = maxIterations;
+	}
+
+	/**
+	 * Whether a hook may still change or drop what the model produced, so nothing may be
+	 * streamed before the turn's reply is final.
+	 */
+	boolean buffers() {
+		return this.hooks.hasModifier(HookPoint.MODEL_RESPONSE) || this.tools.buffersReplies()
+				|| this.outgoing.buffersReplies();
+	}
+
+	/**
+	 * Decide what follows a round's response.
+	 */
+	Step<Decision> next(State state, Round round, ChatClientResponse response) {
+		RoundReport report = RoundReport.of(response);
+		if (report != null && report.kind() == RoundReport.Kind.REQUEST_FAILED) {
+			state.outcome(Outcome.hookError(report.detail()));
+			return finish(state, response, true);
+		}
+		if (report != null) {
+			return send(state, round.retry(report.detail()));
+		}
+		if (!state.runsTools() || response.chatResponse() == null || !response.chatResponse().hasToolCalls()) {
+			return finish(state, response, true);
+		}
+		ToolCallingChatOptions options = (ToolCallingChatOptions) state.request().prompt().getOptions();
+		return this.tools
+			.run(state.turn(), round.history(), options, response.chatResponse(),
+					this.hooks.hasModifier(HookPoint.MODEL_RESPONSE))
+			.then((batch) -> afterBatch(state, round, response, batch));
+	}
+
+	private Step<Decision> afterBatch(State state, Round round, ChatClientResponse response, BatchOutcome batch) {
+		if (batch instanceof BatchOutcome.Next next) {
+			return send(state, round.after(next.history()));
+		}
+		if (batch instanceof BatchOutcome.Retry retry) {
+			// the batch and its text are discarded; the same prompt goes out again
+			return send(state, round.retry(retry.feedback()));
+		}
+		if (batch instanceof BatchOutcome.Direct direct) {
+			return finish(state,
+					ChatResponses.withGenerations(response, ToolExecutionResult.buildGenerations(direct.result())),
+					false);
+		}
+		if (batch instanceof BatchOutcome.Limit limit) {
+			List<Generation> generations = List.of(limit.generation());
+			return finish(state, ChatResponses.withGenerations(response, generations), false);
+		}
+		BatchOutcome.Closed closed = (BatchOutcome.Closed) batch;
+		state.outcome(Outcome.hookError(closed.reason()));
+		return finish(state, engineReply(state, HookResponses.TOOL_CALL_HOOK_ERROR), false);
+	}
+
+	private Step<Decision> send(State state, Round next) {
+		if (next.iteration() > this.maxIterations) {
+			logger.warn("Turn " + state.turn().id() + " reached mantle.hooks.max-iterations (" + this.maxIterations
+					+ " model calls); replying " + HookResponses.MAX_ITERATIONS_REACHED);
+			state.outcome(new Outcome(Outcome.MAX_ITERATIONS,
+					"reached " + this.maxIterations + " model calls (mantle.hooks.max-iterations)"));
+			return finish(state, engineReply(state, HookResponses.MAX_ITERATIONS_REACHED), false);
+		}
+		return Step.done(new Decision(next, null, false));
+	}
+
+	private ChatClientResponse engineReply(State state, String name) {
+		return ChatResponses.textResponse(state.request(), this.responses.resolve(null, name));
+	}
+
+	/**
+	 * Finish with a reply. In a live stream the model's own reply has already been
+	 * streamed: observers see the completed text; any other reply still goes out.
+	 */
+	private Step<Decision> finish(State state, ChatClientResponse response, boolean fromModel) {
+		String text = (response.chatResponse() == null || response.chatResponse().hasToolCalls()) ? null
+				: ChatResponses.text(response.chatResponse());
+		if (state.live()) {
+			if (text != null && !fromModel) {
+				state.streamed(text);
+			}
+			if (!state.turn().isNested() && this.outgoing.observesStreamed() && state.streamedText() != null) {
+				this.outgoing.observeStreamed(state.turn(), state.streamedText());
+			}
+			return Step.done(new Decision(null, state.complete(response), !fromModel));
+		}
+		if (text == null || state.turn().isNested()) {
+			// tool calls for the application to run, or a nested call's reply that no
+			// user
+			// receives
+			return Step.done(new Decision(null, state.complete(response), true));
+		}
+		return this.outgoing.process(state.turn(), text)
+			.map((reply) -> new Decision(null, state.complete(replied(state, response, text, reply)), true));
+	}
+
+	private static ChatClientResponse replied(State state, ChatClientResponse response, String text, Reply reply) {
+		if (reply.outcome() != null) {
+			state.outcome(reply.outcome());
+		}
+		if (reply.text() == null) {
+			return ChatResponses.withoutGenerations(response);
+		}
+		return reply.text().equals(text) ? response : ChatResponses.withText(response, reply.text());
+	}
+
+	/**
+	 * What follows a round: another round, or the final response.
+	 *
+	 * @param next the next round, else {@code null}
+	 * @param response the final response, else {@code null}
+	 * @param emit whether the final response still has to reach the caller (a live stream
+	 * has already delivered the model's own reply)
+	 */
+	record Decision(@Nullable Round next, @Nullable ChatClientResponse response, boolean emit) {
+	}
+
+	/**
+	 * One turn's loop: the turn, its request, whether the stream is live, the outcome so
+	 * far and, for outgoing-text observers of a live stream, the text streamed so far.
+	 * Local to one invocation of the loop advisor; never shared.
+	 */
+	static final class State {
+
+		private final Turn turn;
+
+		private final ChatClientRequest request;
+
+		private final boolean live;
+
+		private final boolean runsTools;
+
+		private @Nullable Outcome outcome;
+
+		private @Nullable StringBuilder streamed;
+
+		State(Turn turn, ChatClientRequest request, boolean live, boolean recordsStreamed) {
+			this.turn = turn;
+			this.request = request;
+			this.live = live;
+			this.runsTools = runsTools(request);
+			this.streamed = (live && recordsStreamed) ? new StringBuilder() : null;
+		}
+
+		/**
+		 * Tools run when the options carry tool callbacks, unless the app turned Spring
+		 * AI's tool calling off for this request.
+		 */
+		private static boolean runsTools(ChatClientRequest request) {
+			return request.prompt().getOptions() instanceof ToolCallingChatOptions && !Boolean.FALSE
+				.equals(request.context().get(ChatClientAttributes.TOOL_CALLING_ADVISOR_AUTO_REGISTER.getKey()));
+		}
+
+		Turn turn() {
+			return this.turn;
+		}
+
+		ChatClientRequest request() {
+			return this.request;
+		}
+
+		boolean live() {
+			return this.live;
+		}
+
+		boolean runsTools() {
+			return this.runsTools;
+		}
+
+		synchronized void outcome(Outcome next) {
+			this.outcome = Outcome.first(this.outcome, next);
+		}
+
+		synchronized void streamed(@Nullable String text) {
+			if (this.streamed != null && text != null) {
+				this.streamed.append(text);
+			}
+		}
+
+		synchronized @Nullable String streamedText() {
+			return (this.streamed != null) ? this.streamed.toString() : null;
+		}
+
+		/**
+		 * Return the final response with the turn's outcome in its context.
+		 */
+		synchronized ChatClientResponse complete(ChatClientResponse response) {
+			return TurnContexts.withOutcome(response, this.outcome);
+		}
+
+	}
+
+}

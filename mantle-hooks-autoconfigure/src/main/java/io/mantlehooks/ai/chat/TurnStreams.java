@@ -1,0 +1,32 @@
+package io.mantlehooks.ai.chat;
+
+import org.springframework.ai.chat.client.ChatClientResponse;
+
+/**
+ * What the loop does to chunks it streams live.
+ */
+final class TurnStreams {
+
+	private TurnStreams() {
+	}
+
+	/**
+	 * Whether a chunk goes to the caller: tool-call chunks never do.
+	 */
+	static boolean hasText(ChatClientResponse chunk) {
+		return chunk.chatResponse() == null || !chunk.chatResponse().hasToolCalls();
+	}
+
+	/**
+	 * A chunk that is the engine's reply for a failed model-request hook carries the
+	 * outcome, as a buffered reply would.
+	 */
+	static ChatClientResponse withReportedOutcome(ChatClientResponse chunk) {
+		RoundReport report = RoundReport.of(chunk);
+		if (report == null || report.kind() != RoundReport.Kind.REQUEST_FAILED) {
+			return chunk;
+		}
+		return TurnContexts.withOutcome(chunk, Outcome.hookError(report.detail()));
+	}
+
+}

@@ -1,0 +1,121 @@
+package io.mantlehooks.ai.tool;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.ModifyResult;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.ai.chat.messages.AssistantMessage;
+
+/**
+ * The calls of one dispatched batch, by position: the MCP metadata the tool-call hooks
+ * attached to each, and each call's result after the tool-result hooks. Spring AI runs a
+ * batch's calls one after another in batch order, so the n-th invocation of a tool is its
+ * n-th call in the batch, and each result passes its hooks as soon as its tool returns.
+ */
+final class DispatchedBatch {
+
+	private final Turn turn;
+
+	private final HookRunner hooks;
+
+	private final List<AssistantMessage.ToolCall> calls;
+
+	private final List<Map<String, Object>> metadata;
+
+	private final @Nullable ToolResultPayload[] results;
+
+	private final boolean[] threw;
+
+	private final Map<String, ArrayDeque<Integer>> pending = new HashMap<>();
+
+	DispatchedBatch(Turn turn, HookRunner hooks, List<AssistantMessage.ToolCall> calls,
+			List<Map<String, Object>> metadata) {
+		this.turn = turn;
+		this.hooks = hooks;
+		this.calls = calls;
+		this.metadata = metadata;
+		this.results = new ToolResultPayload[calls.size()];
+		this.threw = new boolean[calls.size()];
+		for (int i = 0; i < calls.size(); i++) {
+			this.pending.computeIfAbsent(calls.get(i).name(), (name) -> new ArrayDeque<>()).add(i);
+		}
+	}
+
+	List<AssistantMessage.ToolCall> calls() {
+		return this.calls;
+	}
+
+	/**
+	 * Return the position of the call a tool is invoked for now, {@code -1} when the
+	 * batch holds no further call of it.
+	 */
+	synchronized int next(String toolName) {
+		ArrayDeque<Integer> positions = this.pending.get(toolName);
+		Integer index = (positions != null) ? positions.poll() : null;
+		return (index != null) ? index : -1;
+	}
+
+	Map<String, Object> metadata(int index) {
+		return (index >= 0 && index < this.metadata.size()) ? this.metadata.get(index) : Map.of();
+	}
+
+	/**
+	 * Run the tool-result hooks on a call's result, right after its tool returned.
+	 * @param index the call's position
+	 * @param value what the tool returned
+	 * @param failed whether the tool failed
+	 * @return the value the model sees
+	 */
+	String completed(int index, String value, boolean failed) {
+		if (index < 0) {
+			return value;
+		}
+		AssistantMessage.ToolCall call = this.calls.get(index);
+		ToolResultPayload payload = this.turn.toolResult(call.name(), ToolArguments.parse(call.arguments()), value,
+				failed);
+		ToolResultPayload result = payload;
+		if (this.hooks.hasHooks(HookPoint.TOOL_RESULT)) {
+			ModifyResult<ToolResultPayload> hooked = this.hooks.runAndWait(HookPoint.TOOL_RESULT, payload,
+					this.turn.scope());
+			// fail open: a crash, timeout or ignored signal keeps the original result
+			if (hooked instanceof ModifyResult.Proceed<ToolResultPayload> proceed) {
+				result = proceed.payload();
+			}
+		}
+		synchronized (this) {
+			this.results[index] = result;
+		}
+		return result.value();
+	}
+
+	/**
+	 * Note that a call's tool threw a {@code ToolExecutionException}, which Spring AI
+	 * turns into the call's result.
+	 */
+	synchronized void threw(int index) {
+		if (index >= 0) {
+			this.threw[index] = true;
+		}
+	}
+
+	synchronized boolean hasThrown(int index) {
+		return this.threw[index];
+	}
+
+	/**
+	 * Return a call's result after its hooks, {@code null} when its tool never ran (a
+	 * tool-call limit was reached first).
+	 */
+	synchronized @Nullable ToolResultPayload result(int index) {
+		return this.results[index];
+	}
+
+}

@@ -1,0 +1,67 @@
+package io.mantlehooks.ai.tool;
+
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Tool-call arguments and hook metadata as JSON, with Jackson: the model sends arguments
+ * as a JSON object text, hooks see and return maps.
+ */
+public final class ToolArguments {
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	private ToolArguments() {
+	}
+
+	/**
+	 * Parse the model's arguments.
+	 * @param arguments the JSON text, may be blank
+	 * @return the arguments, empty when blank or not a JSON object
+	 */
+	@SuppressWarnings("unchecked")
+	public static Map<String, Object> parse(@Nullable String arguments) {
+		if (arguments == null || arguments.isBlank()) {
+			return Map.of();
+		}
+		try {
+			Object parsed = JSON.readValue(arguments, Object.class);
+			return (parsed instanceof Map<?, ?> map) ? (Map<String, Object>) map : Map.of();
+		}
+		catch (RuntimeException ex) {
+			// the model sent arguments that are not a JSON object; hooks see none
+			return Map.of();
+		}
+	}
+
+	/**
+	 * Write arguments as JSON text.
+	 * @param arguments the arguments
+	 * @return the JSON object text
+	 */
+	public static String toJson(Map<String, Object> arguments) {
+		return JSON.writeValueAsString(arguments);
+	}
+
+	/**
+	 * A JSON round trip: proves the value serializable and deep-copies it, so later
+	 * changes to the hook's own map cannot alter what the MCP server receives.
+	 * @param metadata the hook's metadata
+	 * @return the copy, or {@code null} when it is not JSON-serializable
+	 */
+	@SuppressWarnings("unchecked")
+	static @Nullable Map<String, Object> jsonCopy(Map<String, Object> metadata) {
+		if (metadata.isEmpty()) {
+			return Map.of();
+		}
+		try {
+			return JSON.readValue(JSON.writeValueAsString(metadata), Map.class);
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
+}

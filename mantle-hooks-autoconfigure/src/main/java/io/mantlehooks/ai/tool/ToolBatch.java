@@ -1,0 +1,306 @@
+package io.mantlehooks.ai.tool;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.RetryModel;
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.ai.turn.CurrentTurn;
+import io.mantlehooks.ai.turn.HookSteps;
+import io.mantlehooks.ai.turn.Step;
+import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.ModifyResult;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallLimitExceededException;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.ai.tool.ToolCallback;
+
+/**
+ * One tool-call batch of a model response, as {@link Step}s: the preflight (tool-call
+ * hooks once per call, in batch order, before any tool runs), the dispatch of the whole
+ * batch through Spring AI's {@link ToolCallingManager} (tool-call limits, exception
+ * processing and {@code returnDirect} as Spring AI does them), and the tool-result hooks
+ * on each result before it is replayed to the model. Every part is linear in the size of
+ * the batch. With no tool hooks, the batch is dispatched untouched.
+ */
+public final class ToolBatch {
+
+	/** ToolResponseMessage metadata: the ids of the results that count as errors. */
+	public static final String ERROR_IDS = "mantle.tool_error_ids";
+
+	private final HookRunner hooks;
+
+	private final ToolCallingManager toolCallingManager;
+
+	/**
+	 * Create the batch stage.
+	 * @param hooks the hook runner
+	 * @param toolCallingManager what executes tool calls
+	 */
+	public ToolBatch(HookRunner hooks, ToolCallingManager toolCallingManager) {
+		this.hooks = hooks;
+		this.toolCallingManager = toolCallingManager;
+	}
+
+	/**
+	 * Return whether a tool-call hook may still discard a batch, so the text that comes
+	 * with it must not be streamed before preflight.
+	 * @return whether a tool-call modify hook is registered
+	 */
+	public boolean buffersReplies() {
+		return this.hooks.hasModifier(HookPoint.TOOL_CALL);
+	}
+
+	/**
+	 * Run the batch of a model response.
+	 * @param turn the turn
+	 * @param history the turn's history before the response
+	 * @param options the request's options, with the offered tools
+	 * @param response the model response with tool calls
+	 * @param renamesPossible whether a hook before this stage could have renamed calls (a
+	 * model-response modify hook), so a call of a tool that was not offered fails closed
+	 * instead of reaching Spring AI
+	 * @return the step whose result tells the loop what to do next
+	 */
+	public Step<BatchOutcome> run(Turn turn, List<Message> history, ToolCallingChatOptions options,
+			ChatResponse response, boolean renamesPossible) {
+		Generation generation = response.getResults()
+			.stream()
+			.filter((candidate) -> candidate.getOutput().hasToolCalls())
+			.findFirst()
+			.orElseThrow(() -> new IllegalStateException("No tool call requested by the chat model"));
+		AssistantMessage output = generation.getOutput();
+		List<AssistantMessage.ToolCall> calls = output.getToolCalls();
+		boolean toolCallHooks = this.hooks.hasHooks(HookPoint.TOOL_CALL);
+		boolean toolResultHooks = this.hooks.hasHooks(HookPoint.TOOL_RESULT);
+		Set<String> offered = offeredTools(options);
+		if (renamesPossible || toolCallHooks) {
+			for (AssistantMessage.ToolCall call : calls) {
+				if (!offered.contains(call.name())) {
+					return Step.done(new BatchOutcome.Closed(
+							"a hook chose tool '" + call.name() + "', which the model was not offered"));
+				}
+			}
+		}
+		if (!toolCallHooks && !toolResultHooks) {
+			return Step.blocking(() -> dispatchUntouched(turn, history, options, response), Step::done);
+		}
+		Preflight preflight = new Preflight(calls.size());
+		if (toolCallHooks) {
+			String duplicate = duplicateId(calls);
+			if (duplicate != null) {
+				return Step.done(new BatchOutcome.Closed("duplicate tool-call id '" + duplicate + "' in one batch"));
+			}
+			return preflight(turn, calls, offered, preflight, 0).then((stopped) -> (stopped != null)
+					? Step.done(stopped) : dispatch(turn, history, options, output, preflight));
+		}
+		calls.forEach((call) -> preflight.accept(call, Map.of()));
+		return dispatch(turn, history, options, output, preflight);
+	}
+
+	/**
+	 * The tool-call hooks of call {@code index} and those after it; the first retry or
+	 * failure ends the preflight, and nothing in the batch runs.
+	 */
+	private Step<@Nullable BatchOutcome> preflight(Turn turn, List<AssistantMessage.ToolCall> calls,
+			Set<String> offered, Preflight preflight, int index) {
+		if (index == calls.size()) {
+			return Step.done(null);
+		}
+		AssistantMessage.ToolCall call = calls.get(index);
+		Map<String, Object> arguments = ToolArguments.parse(call.arguments());
+		ToolCallPayload payload = turn.toolCall(call.name(), arguments);
+		return HookSteps.run(this.hooks, HookPoint.TOOL_CALL, payload, turn).then((result) -> {
+			if (result instanceof ModifyResult.Signalled<ToolCallPayload> signalled
+					&& signalled.signal() instanceof RetryModel retry) {
+				return Step.done(new BatchOutcome.Retry(retry.feedback()));
+			}
+			if (result instanceof ModifyResult.Failed<ToolCallPayload> failed) {
+				return Step.done(new BatchOutcome.Closed(
+						failed.failure().kind().name().toLowerCase() + " in " + failed.failure().hookName()));
+			}
+			ToolCallPayload rewritten = ((ModifyResult.Proceed<ToolCallPayload>) result).payload();
+			if (!offered.contains(rewritten.toolName())) {
+				return Step.done(new BatchOutcome.Closed(
+						"tool-call hook chose tool '" + rewritten.toolName() + "', which the model was not offered"));
+			}
+			Map<String, Object> metadata = ToolArguments.jsonCopy(rewritten.metadata());
+			if (metadata == null) {
+				return Step.done(new BatchOutcome.Closed("tool-call hook metadata with keys "
+						+ rewritten.metadata().keySet() + " is not JSON-serializable"));
+			}
+			String argumentsJson = Objects.equals(rewritten.arguments(), arguments) ? call.arguments()
+					: ToolArguments.toJson(rewritten.arguments());
+			preflight.accept(new AssistantMessage.ToolCall(call.id(), call.type(), rewritten.toolName(), argumentsJson),
+					metadata);
+			return preflight(turn, calls, offered, preflight, index + 1);
+		});
+	}
+
+	private @Nullable BatchOutcome dispatchUntouched(Turn turn, List<Message> history, ToolCallingChatOptions options,
+			ChatResponse response) {
+		try (CurrentTurn.Scope scope = CurrentTurn.open(turn)) {
+			ToolExecutionResult result = this.toolCallingManager.executeToolCalls(new Prompt(history, options),
+					response);
+			return result.returnDirect() ? new BatchOutcome.Direct(result)
+					: new BatchOutcome.Next(result.conversationHistory());
+		}
+		catch (ToolCallLimitExceededException ex) {
+			// Spring AI's tool-call limits end the loop the way its own advisor does
+			return new BatchOutcome.Limit(ex.buildGeneration());
+		}
+	}
+
+	/**
+	 * Run the batch's calls (each with its own MCP metadata) in one go; each result
+	 * passes the tool-result hooks as soon as its tool returns.
+	 */
+	private Step<BatchOutcome> dispatch(Turn turn, List<Message> history, ToolCallingChatOptions options,
+			AssistantMessage output, Preflight preflight) {
+		DispatchedBatch batch = new DispatchedBatch(turn, this.hooks, preflight.calls, preflight.metadata);
+		return Step.blocking(() -> execute(turn, history, options, output, batch), Step::done);
+	}
+
+	private BatchOutcome execute(Turn turn, List<Message> history, ToolCallingChatOptions options,
+			AssistantMessage output, DispatchedBatch batch) {
+		List<ToolCallback> wrapped = new ArrayList<>(options.getToolCallbacks().size());
+		options.getToolCallbacks().forEach((callback) -> wrapped.add(new HookedToolCallback(callback, batch)));
+		ToolCallingChatOptions callOptions = (ToolCallingChatOptions) options.mutate().toolCallbacks(wrapped).build();
+		AssistantMessage dispatched = output.mutate().toolCalls(batch.calls()).build();
+		ToolExecutionResult result;
+		try (CurrentTurn.Scope scope = CurrentTurn.open(turn)) {
+			result = this.toolCallingManager.executeToolCalls(new Prompt(history, callOptions),
+					new ChatResponse(List.of(new Generation(dispatched))));
+		}
+		catch (ToolCallLimitExceededException ex) {
+			// Spring AI's tool-call limits end the loop the way its own advisor does
+			return new BatchOutcome.Limit(ex.buildGeneration());
+		}
+		List<Message> conversation = result.conversationHistory();
+		List<ToolResponseMessage.ToolResponse> responses = ((ToolResponseMessage) conversation
+			.get(conversation.size() - 1)).getResponses();
+		List<AssistantMessage.ToolCall> calls = batch.calls();
+		Results results = new Results(calls.size());
+		for (int i = 0; i < calls.size(); i++) {
+			String value = (i < responses.size()) ? responses.get(i).responseData() : "";
+			if (batch.result(i) == null && batch.hasThrown(i)) {
+				batch.completed(i, value, true);
+			}
+			ToolResultPayload hooked = batch.result(i);
+			results.add((hooked != null) ? hooked : turn.toolResult(calls.get(i).name(), Map.of(), value, false),
+					calls.get(i), hooked != null);
+		}
+		return next(history, output, results, result.returnDirect());
+	}
+
+	/**
+	 * The history replayed to the model: the calls with the arguments the result hooks
+	 * left, and the results they left.
+	 */
+	private static BatchOutcome next(List<Message> history, AssistantMessage output, Results results,
+			boolean returnDirect) {
+		List<Message> next = new ArrayList<>(history.size() + 2);
+		next.addAll(history);
+		next.add(output.mutate().toolCalls(results.replayedCalls).build());
+		ToolResponseMessage.Builder toolMessage = ToolResponseMessage.builder().responses(results.responses);
+		if (!results.errorIds.isEmpty()) {
+			toolMessage.metadata(Map.of(ERROR_IDS, results.errorIds));
+		}
+		next.add(toolMessage.build());
+		if (returnDirect) {
+			return new BatchOutcome.Direct(
+					ToolExecutionResult.builder().conversationHistory(next).returnDirect(true).build());
+		}
+		return new BatchOutcome.Next(next);
+	}
+
+	private static @Nullable String duplicateId(List<AssistantMessage.ToolCall> calls) {
+		Set<String> ids = new HashSet<>();
+		for (AssistantMessage.ToolCall call : calls) {
+			// some providers (Ollama, Gemini) send no ids at all; only a repeated id is a
+			// duplicate
+			if (!call.id().isBlank() && !ids.add(call.id())) {
+				return call.id();
+			}
+		}
+		return null;
+	}
+
+	private static Set<String> offeredTools(ToolCallingChatOptions options) {
+		Set<String> names = new HashSet<>();
+		if (options.getToolCallbacks() != null) {
+			options.getToolCallbacks().forEach((callback) -> names.add(callback.getToolDefinition().name()));
+		}
+		return names;
+	}
+
+	/**
+	 * The calls as preflight left them, and the MCP metadata of each.
+	 */
+	private static final class Preflight {
+
+		final List<AssistantMessage.ToolCall> calls;
+
+		final List<Map<String, Object>> metadata;
+
+		Preflight(int size) {
+			this.calls = new ArrayList<>(size);
+			this.metadata = new ArrayList<>(size);
+		}
+
+		void accept(AssistantMessage.ToolCall call, Map<String, Object> callMetadata) {
+			this.calls.add(call);
+			this.metadata.add(callMetadata);
+		}
+
+	}
+
+	/**
+	 * The results after the tool-result hooks, in batch order.
+	 */
+	private static final class Results {
+
+		final List<AssistantMessage.ToolCall> replayedCalls;
+
+		final List<ToolResponseMessage.ToolResponse> responses;
+
+		final List<String> errorIds = new ArrayList<>();
+
+		Results(int size) {
+			this.replayedCalls = new ArrayList<>(size);
+			this.responses = new ArrayList<>(size);
+		}
+
+		/**
+		 * Add a call's result; the arguments of a call whose tool never ran (a limit) are
+		 * replayed as the model sent them.
+		 */
+		void add(ToolResultPayload result, AssistantMessage.ToolCall call, boolean ran) {
+			String arguments = (!ran || Objects.equals(result.arguments(), ToolArguments.parse(call.arguments())))
+					? call.arguments() : ToolArguments.toJson(result.arguments());
+			this.replayedCalls.add(new AssistantMessage.ToolCall(call.id(), call.type(), call.name(), arguments));
+			this.responses.add(new ToolResponseMessage.ToolResponse(call.id(), call.name(), result.value()));
+			if (result.isError()) {
+				this.errorIds.add(call.id());
+			}
+		}
+
+	}
+
+}

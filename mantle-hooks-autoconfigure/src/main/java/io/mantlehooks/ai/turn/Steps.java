@@ -1,0 +1,201 @@
+package io.mantlehooks.ai.turn;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+
+/**
+ * The two drivers of {@link Step}s. {@link #join} runs a step on the calling thread and
+ * blocks where it waits ({@code .call()}); {@link #mono} never blocks: a wait resumes on
+ * the thread that completes the awaited future (hooks complete theirs on the hook
+ * executor), and blocking work goes to the given executor ({@code .stream()}).
+ * <p>
+ * Cancelling the {@code Mono} stops the step where it is: a hook that is running finishes
+ * (it is not interrupted) and its result is dropped.
+ */
+public final class Steps {
+
+	private Steps() {
+	}
+
+	/**
+	 * Run the step on this thread.
+	 * @param <T> the result type
+	 * @param step the step
+	 * @return its result
+	 * @throws TurnCancelledException when the thread is interrupted while it waits
+	 */
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	public static <T> T join(Step<T> step) {
+		Deque<Function> continuations = new ArrayDeque<>();
+		Step current = step;
+		while (true) {
+			if (current instanceof Step.Bind bind) {
+				continuations.push(bind.next);
+				current = bind.step;
+			}
+			else if (current instanceof Step.Done done) {
+				if (continuations.isEmpty()) {
+					return (T) done.value;
+				}
+				current = (Step) continuations.pop().apply(done.value);
+			}
+			else if (current instanceof Step.Await await) {
+				current = (Step) await.then.apply(await(await.pending));
+			}
+			else {
+				Step.Blocking blocking = (Step.Blocking) current;
+				current = (Step) blocking.then.apply(blocking.work.get());
+			}
+		}
+	}
+
+	private static @Nullable Object await(CompletableFuture<?> pending) {
+		try {
+			return pending.get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new TurnCancelledException();
+		}
+		catch (ExecutionException ex) {
+			throw rethrow(ex.getCause());
+		}
+	}
+
+	/**
+	 * Run the step without blocking.
+	 * @param <T> the result type
+	 * @param step the step
+	 * @param blockingExecutor where blocking work runs
+	 * @return a {@code Mono} of the step's result
+	 */
+	public static <T> Mono<T> mono(Step<T> step, Executor blockingExecutor) {
+		if (step instanceof Step.Done<T> done) {
+			return Mono.justOrEmpty(done.value);
+		}
+		return Mono.create((sink) -> {
+			Driver<T> driver = new Driver<>(sink, blockingExecutor);
+			sink.onCancel(driver::cancel);
+			driver.resume(step);
+		});
+	}
+
+	private static RuntimeException rethrow(@Nullable Throwable cause) {
+		if (cause instanceof RuntimeException runtime) {
+			return runtime;
+		}
+		if (cause instanceof Error error) {
+			throw error;
+		}
+		return new CompletionException(cause);
+	}
+
+	/**
+	 * Interprets one step for {@link #mono}. Only one thread drives at a time: each
+	 * resumption is handed over through the completion of the future or task it waited
+	 * for.
+	 */
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static final class Driver<T> {
+
+		private final MonoSink<T> sink;
+
+		private final Executor blockingExecutor;
+
+		private final Deque<Function> continuations = new ArrayDeque<>();
+
+		private volatile boolean cancelled;
+
+		Driver(MonoSink<T> sink, Executor blockingExecutor) {
+			this.sink = sink;
+			this.blockingExecutor = blockingExecutor;
+		}
+
+		void cancel() {
+			this.cancelled = true;
+		}
+
+		void resume(Step start) {
+			Step current = start;
+			try {
+				while (!this.cancelled) {
+					if (current instanceof Step.Bind bind) {
+						this.continuations.push(bind.next);
+						current = bind.step;
+					}
+					else if (current instanceof Step.Done done) {
+						if (this.continuations.isEmpty()) {
+							if (done.value != null) {
+								this.sink.success((T) done.value);
+							}
+							else {
+								this.sink.success();
+							}
+							return;
+						}
+						current = (Step) this.continuations.pop().apply(done.value);
+					}
+					else if (current instanceof Step.Await await) {
+						if (!await.pending.isDone()) {
+							await.pending.whenComplete((value, ex) -> resumeWith(await.then, value, (Throwable) ex));
+							return;
+						}
+						current = (Step) await.then.apply(await.pending.join());
+					}
+					else {
+						Step.Blocking blocking = (Step.Blocking) current;
+						this.blockingExecutor.execute(() -> {
+							Object value;
+							try {
+								value = blocking.work.get();
+							}
+							catch (Throwable ex) {
+								fail(ex);
+								return;
+							}
+							resumeWith(blocking.then, value, null);
+						});
+						return;
+					}
+				}
+			}
+			catch (Throwable ex) {
+				fail(ex);
+			}
+		}
+
+		private void resumeWith(Function then, @Nullable Object value, @Nullable Throwable ex) {
+			if (ex != null) {
+				fail(ex);
+				return;
+			}
+			Step next;
+			try {
+				next = (Step) then.apply(value);
+			}
+			catch (Throwable failure) {
+				fail(failure);
+				return;
+			}
+			resume(next);
+		}
+
+		private void fail(Throwable ex) {
+			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+			if (!this.cancelled) {
+				this.sink.error(cause);
+			}
+		}
+
+	}
+
+}

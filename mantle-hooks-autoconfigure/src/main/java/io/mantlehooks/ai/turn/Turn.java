@@ -1,0 +1,259 @@
+package io.mantlehooks.ai.turn;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+
+import io.mantlehooks.Channel;
+import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.KnowledgeQueryPayload;
+import io.mantlehooks.KnowledgeResultsPayload;
+import io.mantlehooks.MantleHooks;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModelResponsePayload;
+import io.mantlehooks.ModelSettings;
+import io.mantlehooks.ModelToolCall;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.Passage;
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.TurnFinishedPayload;
+import io.mantlehooks.TurnStartedPayload;
+import io.mantlehooks.TurnStatus;
+import io.mantlehooks.runtime.CallerContext;
+import io.mantlehooks.runtime.HookScope;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.messages.Message;
+
+/**
+ * The engine-owned identity of one turn: its id, the sender, call metadata, channel,
+ * message id and voice flag, and the caller's context that hooks run in. Immutable: it is
+ * created once by the outermost hook advisor and passed down the advisor chain in the
+ * request context ({@link #CONTEXT_KEY}), to tools and retrievers as the current turn.
+ * <p>
+ * A turn is <em>nested</em> when a {@code ChatClient} call is made while another turn is
+ * running (a RAG query transformer, a sub-agent in a tool): it keeps the enclosing turn's
+ * identity, and only the points of the model call and tool loop run for it.
+ */
+public final class Turn {
+
+	/** The request-context key of the turn. Internal: never part of a final response. */
+	public static final String CONTEXT_KEY = "mantle.turn";
+
+	/**
+	 * The metadata key only the engine may set: a front end cannot mark its own message
+	 * discarded to hide it from history, so the key is removed before hooks run.
+	 */
+	public static final String DISCARDED = "discarded";
+
+	private final String id;
+
+	private final String senderId;
+
+	private final Map<String, Object> call;
+
+	private final Channel channel;
+
+	private final String messageId;
+
+	private final boolean voice;
+
+	private final boolean nested;
+
+	private final HookScope scope;
+
+	private Turn(String id, String senderId, Map<String, Object> call, Channel channel, String messageId, boolean voice,
+			boolean nested, HookScope scope) {
+		this.id = id;
+		this.senderId = senderId;
+		this.call = call;
+		this.channel = channel;
+		this.messageId = messageId;
+		this.voice = voice;
+		this.nested = nested;
+		this.scope = scope;
+	}
+
+	/**
+	 * Start a turn from the advisor params of a request: sender id (the conversation id
+	 * when absent), channel (a {@link Channel} or a name), call metadata, message id and
+	 * voice flag.
+	 * @param context the advisor context
+	 * @param caller the caller's thread context, restored wherever the turn's hooks run
+	 * @return the new turn
+	 * @throws IllegalArgumentException when the call metadata is not a map of JSON-like
+	 * values
+	 */
+	public static Turn start(Map<String, @Nullable Object> context, CallerContext caller) {
+		Object sender = context.get(MantleHooks.SENDER_ID);
+		if (!(sender instanceof String) || ((String) sender).isEmpty()) {
+			Object conversation = context.get(ChatMemory.CONVERSATION_ID);
+			sender = (conversation != null) ? conversation.toString() : "";
+		}
+		Object messageId = context.get(MantleHooks.MESSAGE_ID);
+		Object voice = context.get(MantleHooks.VOICE);
+		String id = newId();
+		return new Turn(id, (String) sender, callOf(context.get(MantleHooks.CALL)),
+				channelOf(context.get(MantleHooks.CHANNEL)), (messageId != null) ? messageId.toString() : "",
+				Boolean.TRUE.equals(voice) || (voice instanceof String text && Boolean.parseBoolean(text)), false,
+				HookScope.of(id, caller));
+	}
+
+	/**
+	 * Return the identity used for work outside any turn (a knowledge search made outside
+	 * a chat turn): no id, sender, call or channel.
+	 * @param caller the caller's context
+	 * @return the detached turn
+	 */
+	public static Turn detached(CallerContext caller) {
+		return new Turn("", "", Map.of(), Channel.none(), "", false, false, HookScope.of("", caller));
+	}
+
+	/**
+	 * Return the turn a request belongs to, from its context.
+	 * @param request the request
+	 * @return the turn, or {@code null} when no hook advisor started one
+	 */
+	public static @Nullable Turn of(ChatClientRequest request) {
+		return (request.context().get(CONTEXT_KEY) instanceof Turn turn) ? turn : null;
+	}
+
+	/**
+	 * Return a nested turn inside this one: the same identity, marked nested.
+	 * @return the nested turn
+	 */
+	public Turn nested() {
+		return this.nested ? this : new Turn(this.id, this.senderId, this.call, this.channel, this.messageId,
+				this.voice, true, this.scope);
+	}
+
+	/**
+	 * A random (version 4) UUID without {@code SecureRandom}: turn ids need to be unique,
+	 * not unguessable.
+	 */
+	private static String newId() {
+		ThreadLocalRandom random = ThreadLocalRandom.current();
+		long most = (random.nextLong() & 0xFFFFFFFFFFFF0FFFL) | 0x0000000000004000L;
+		long least = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+		return new UUID(most, least).toString();
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> callOf(@Nullable Object value) {
+		if (value == null) {
+			return Map.of();
+		}
+		if (!(value instanceof Map<?, ?> map)) {
+			throw new IllegalArgumentException(
+					"Advisor param '" + MantleHooks.CALL + "' must be a Map, but is a " + value.getClass().getName());
+		}
+		// the payloads deep-copy it; a channel copies its metadata the same way
+		return (Map<String, Object>) map;
+	}
+
+	private static Channel channelOf(@Nullable Object value) {
+		Channel channel = (value instanceof Channel given) ? given
+				: (value instanceof String name) ? Channel.of(name) : Channel.none();
+		if (!channel.metadata().containsKey(DISCARDED)) {
+			return channel;
+		}
+		Map<String, Object> metadata = new LinkedHashMap<>(channel.metadata());
+		metadata.remove(DISCARDED);
+		return new Channel(channel.name(), metadata);
+	}
+
+	public String id() {
+		return this.id;
+	}
+
+	public String senderId() {
+		return this.senderId;
+	}
+
+	public Map<String, Object> call() {
+		return this.call;
+	}
+
+	public Channel channel() {
+		return this.channel;
+	}
+
+	public String messageId() {
+		return this.messageId;
+	}
+
+	public boolean voice() {
+		return this.voice;
+	}
+
+	/**
+	 * Return whether this turn runs inside another (a {@code ChatClient} call made while
+	 * a turn was running).
+	 * @return whether the turn is nested
+	 */
+	public boolean isNested() {
+		return this.nested;
+	}
+
+	/**
+	 * Return the scope the turn's hooks run in.
+	 * @return the hook scope
+	 */
+	public HookScope scope() {
+		return this.scope;
+	}
+
+	public TurnStartedPayload turnStarted() {
+		return new TurnStartedPayload(this.voice, this.id, this.senderId, this.call, this.channel);
+	}
+
+	public TurnFinishedPayload turnFinished(TurnStatus status) {
+		return new TurnFinishedPayload(status, this.id, this.senderId, this.call, this.channel);
+	}
+
+	public IncomingMessagePayload incomingMessage(String text) {
+		return new IncomingMessagePayload(text, this.messageId, this.senderId, this.call, this.channel);
+	}
+
+	public ModelRequestPayload modelRequest(List<Message> messages, List<String> toolNames, int iteration) {
+		return new ModelRequestPayload(messages, ModelSettings.empty(), toolNames, iteration, this.senderId, this.call,
+				this.channel);
+	}
+
+	public ModelResponsePayload modelResponse(@Nullable String text, List<ModelToolCall> toolCalls,
+			@Nullable Long latencyMs) {
+		return new ModelResponsePayload(text, toolCalls, latencyMs, this.senderId, this.call, this.channel);
+	}
+
+	public ToolCallPayload toolCall(String toolName, Map<String, Object> arguments) {
+		return new ToolCallPayload(toolName, arguments, Map.of(), Map.of(), this.senderId, this.call, this.channel);
+	}
+
+	public ToolResultPayload toolResult(String toolName, Map<String, Object> arguments, String value, boolean isError) {
+		return new ToolResultPayload(toolName, arguments, value, isError, this.senderId, this.call, this.channel);
+	}
+
+	public KnowledgeQueryPayload knowledgeQuery(String query) {
+		return new KnowledgeQueryPayload(query, this.senderId, this.call, this.channel);
+	}
+
+	public KnowledgeResultsPayload knowledgeResults(String query, List<Passage> passages) {
+		return new KnowledgeResultsPayload(query, passages, this.senderId, this.call, this.channel);
+	}
+
+	public OutgoingTextPayload outgoingText(String text) {
+		return new OutgoingTextPayload(text, this.voice, this.senderId, this.call, this.channel);
+	}
+
+	@Override
+	public String toString() {
+		return "Turn[id=" + this.id + ", sender=" + this.senderId + ", channel=" + this.channel.name()
+				+ (this.nested ? ", nested" : "") + "]";
+	}
+
+}

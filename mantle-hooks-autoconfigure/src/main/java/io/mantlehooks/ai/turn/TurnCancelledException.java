@@ -1,0 +1,16 @@
+package io.mantlehooks.ai.turn;
+
+/**
+ * Ends a {@code .call()} turn whose thread was interrupted while it waited: the turn is
+ * cancelled, nothing more runs, nothing is sent. The interrupt flag stays set. The turn
+ * advisor turns it into a response without generations.
+ */
+public final class TurnCancelledException extends RuntimeException {
+
+	private static final long serialVersionUID = 1L;
+
+	TurnCancelledException() {
+		super("The turn's thread was interrupted", null, false, false);
+	}
+
+}

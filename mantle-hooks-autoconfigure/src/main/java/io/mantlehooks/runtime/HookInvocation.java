@@ -1,0 +1,221 @@
+package io.mantlehooks.runtime;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call of a hook method on the hook executor, under the hook's timeout (its
+ * Resilience4j {@code TimeLimiter}). The outcome future completes with what the method
+ * returned (for an asynchronous hook: what its stage or {@code Mono} produced), with what
+ * it threw (anything, {@code Error}s included), or with a {@link TimeoutException} when
+ * the timeout passed first; then a blocking hook's thread is interrupted and an
+ * asynchronous hook's stage cancelled.
+ * <p>
+ * The invocation counts as finished (and {@code onFinished} runs once) only when the hook
+ * has really stopped: its thread is free again and its stage, if any, has completed or
+ * been cancelled. A hook that ignores interrupts therefore keeps counting against its
+ * lane's limit until it returns.
+ */
+final class HookInvocation implements Runnable {
+
+	private static final Log logger = LogFactory.getLog(HookInvocation.class);
+
+	private final HookMethod hook;
+
+	private final Object payload;
+
+	private final HookScope scope;
+
+	private final Runnable onFinished;
+
+	private final CompletableFuture<@Nullable Object> outcome = new CompletableFuture<>();
+
+	/** Thread and stage still to settle: 2 for an asynchronous hook, 1 otherwise. */
+	private final AtomicInteger unsettled;
+
+	private @Nullable Thread thread;
+
+	private volatile @Nullable CompletableFuture<?> stage;
+
+	private HookInvocation(HookMethod hook, Object payload, HookScope scope, Runnable onFinished) {
+		this.hook = hook;
+		this.payload = payload;
+		this.scope = scope;
+		this.onFinished = onFinished;
+		this.unsettled = new AtomicInteger((hook.style() == InvocationStyle.BLOCKING) ? 1 : 2);
+	}
+
+	/**
+	 * Start the hook on the executor and return its invocation, whose {@link #outcome()}
+	 * completes as described above.
+	 */
+	static HookInvocation start(HookMethod hook, Object payload, HookScope scope, Executor executor,
+			ScheduledExecutorService timer, Runnable onFinished) {
+		HookInvocation invocation = new HookInvocation(hook, payload, scope, onFinished);
+		invocation.outcome.whenComplete((result, ex) -> {
+			if (ex instanceof TimeoutException) {
+				invocation.abandon();
+			}
+		});
+		hook.timeLimiter().executeCompletionStage(timer, () -> {
+			try {
+				executor.execute(invocation);
+			}
+			catch (RejectedExecutionException ex) {
+				invocation.outcome.completeExceptionally(ex);
+				invocation.settleAll();
+			}
+			return invocation.outcome;
+		});
+		return invocation;
+	}
+
+	CompletableFuture<@Nullable Object> outcome() {
+		return this.outcome;
+	}
+
+	HookMethod hook() {
+		return this.hook;
+	}
+
+	/**
+	 * Return whether the caller runs on this invocation's own hook thread, where it may
+	 * go on without another hop.
+	 */
+	synchronized boolean isOnHookThread() {
+		return this.thread == Thread.currentThread();
+	}
+
+	@Override
+	public void run() {
+		if (this.outcome.isDone()) {
+			// timed out before a thread was free to run it
+			settleAll();
+			return;
+		}
+		synchronized (this) {
+			this.thread = Thread.currentThread();
+		}
+		try {
+			this.scope.run(this::invoke);
+		}
+		finally {
+			synchronized (this) {
+				this.thread = null;
+			}
+			// a timeout's interrupt must not leak into the executor's next task
+			Thread.interrupted();
+			settle();
+		}
+	}
+
+	private void invoke() {
+		long started = System.nanoTime();
+		Object returned;
+		try {
+			returned = this.hook.invoke(this.payload);
+		}
+		catch (Throwable ex) {
+			this.outcome.completeExceptionally(ex);
+			settleStage();
+			return;
+		}
+		if (this.hook.style() == InvocationStyle.BLOCKING) {
+			this.outcome.complete(returned);
+			return;
+		}
+		if (this.outcome.isDone()) {
+			reportSlowSynchronousPart(System.nanoTime() - started);
+		}
+		if (returned == null) {
+			this.outcome.complete(null);
+			settleStage();
+			return;
+		}
+		CompletableFuture<@Nullable Object> future;
+		try {
+			future = this.hook.toFuture(returned);
+		}
+		catch (Throwable ex) {
+			this.outcome.completeExceptionally(ex);
+			settleStage();
+			return;
+		}
+		this.stage = future;
+		future.whenComplete((result, ex) -> {
+			if (ex != null) {
+				this.outcome.completeExceptionally(unwrap(ex));
+			}
+			else {
+				this.outcome.complete(result);
+			}
+			settleStage();
+		});
+		if (this.outcome.isDone() && !future.isDone()) {
+			// timed out while the method itself ran: nobody waits for the stage
+			future.cancel(true);
+		}
+	}
+
+	/**
+	 * The timeout passed: interrupt the hook's thread if it still runs the method, and
+	 * cancel its stage, so nothing it produces late is used.
+	 */
+	private void abandon() {
+		synchronized (this) {
+			if (this.thread != null) {
+				this.thread.interrupt();
+			}
+		}
+		CompletableFuture<?> pending = this.stage;
+		if (pending != null) {
+			pending.cancel(true);
+		}
+	}
+
+	private void reportSlowSynchronousPart(long nanos) {
+		if (this.hook.markSlowSynchronousPartReported()) {
+			logger.warn("Hook '" + this.hook.name() + "' at point " + this.hook.point().configName() + " took "
+					+ (nanos / 1_000_000) + "ms to return its " + this.hook.style().returnTypeName()
+					+ ", longer than its timeout of " + this.hook.timeout().toMillis()
+					+ "ms; it counts as timed out and its late result is never used. Blocking work belongs in a plain"
+					+ " method, which the runner calls on the hook executor.");
+		}
+	}
+
+	private void settleStage() {
+		if (this.hook.style() != InvocationStyle.BLOCKING) {
+			settle();
+		}
+	}
+
+	private void settleAll() {
+		while (this.unsettled.get() > 0) {
+			settle();
+		}
+	}
+
+	private void settle() {
+		if (this.unsettled.decrementAndGet() == 0) {
+			this.onFinished.run();
+		}
+	}
+
+	static Throwable unwrap(Throwable ex) {
+		Throwable current = ex;
+		while (current instanceof CompletionException && current.getCause() != null) {
+			current = current.getCause();
+		}
+		return current;
+	}
+
+}

@@ -1,0 +1,115 @@
+package io.mantlehooks.runtime;
+
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.MDC;
+
+import org.springframework.util.Assert;
+
+/**
+ * What the runner needs to know about the turn a hook runs for: the turn's id (for logs,
+ * where it is the MDC entry {@value #MDC_TURN_ID}) and the caller's thread context, which
+ * is restored on whatever thread runs the hook. Immutable.
+ */
+public final class HookScope {
+
+	/** The MDC key that holds the turn id while the turn's hooks and the turn run. */
+	public static final String MDC_TURN_ID = "mantle.turn_id";
+
+	private static final HookScope NONE = new HookScope("", CallerContext.empty());
+
+	private final String turnId;
+
+	private final CallerContext caller;
+
+	private HookScope(String turnId, CallerContext caller) {
+		this.turnId = turnId;
+		this.caller = caller;
+	}
+
+	/**
+	 * Return the scope of a turn.
+	 * @param turnId the turn's id
+	 * @param caller the caller's context, captured when the turn started
+	 * @return the scope
+	 */
+	public static HookScope of(String turnId, CallerContext caller) {
+		Assert.notNull(turnId, "'turnId' must not be null");
+		Assert.notNull(caller, "'caller' must not be null");
+		return new HookScope(turnId, caller);
+	}
+
+	/**
+	 * Return the scope used outside any turn: no turn id, no caller context to restore.
+	 * @return the empty scope
+	 */
+	public static HookScope none() {
+		return NONE;
+	}
+
+	/**
+	 * Return the id of the turn, {@code ""} outside a turn.
+	 * @return the turn id
+	 */
+	public String turnId() {
+		return this.turnId;
+	}
+
+	/**
+	 * Return the caller's context.
+	 * @return the captured context
+	 */
+	public CallerContext caller() {
+		return this.caller;
+	}
+
+	/**
+	 * Run the work with the caller's context and the turn id in the MDC, then restore
+	 * what the thread had before.
+	 * @param <T> the result type
+	 * @param work the work
+	 * @return what the work returned
+	 */
+	public <T> T call(Supplier<T> work) {
+		return this.caller.call(() -> {
+			if (this.turnId.isEmpty()) {
+				return work.get();
+			}
+			String previous = MDC.get(MDC_TURN_ID);
+			MDC.put(MDC_TURN_ID, this.turnId);
+			try {
+				return work.get();
+			}
+			finally {
+				restore(previous);
+			}
+		});
+	}
+
+	/**
+	 * Run the task with the caller's context and the turn id in the MDC.
+	 * @param task the task
+	 */
+	public void run(Runnable task) {
+		call(() -> {
+			task.run();
+			return null;
+		});
+	}
+
+	private static void restore(@Nullable String previous) {
+		if (previous != null) {
+			MDC.put(MDC_TURN_ID, previous);
+		}
+		else {
+			MDC.remove(MDC_TURN_ID);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "HookScope[turnId=" + this.turnId + "]";
+	}
+
+}
