@@ -25,6 +25,15 @@ final class ChatTestSupport {
 	private ChatTestSupport() {
 	}
 
+	/**
+	 * The auto-configurations of an application with mantle-hooks and a chat model of its
+	 * own: tool calling, {@code ChatClient} and mantle-hooks.
+	 */
+	static AutoConfigurations mantleConfigurations() {
+		return AutoConfigurations.of(ToolCallingAutoConfiguration.class, ChatClientAutoConfiguration.class,
+				MantleHooksAutoConfiguration.class, MantleHooksChatClientAutoConfiguration.class);
+	}
+
 	static ApplicationContextRunner contextRunner(FakeOpenAiServer openAi) {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class,

@@ -288,6 +288,35 @@ class KnowledgeTurnTests {
 		});
 	}
 
+	@Test
+	void withReactorsAutomaticContextPropagationTheTurnTravelsInTheReactorContextAlone() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "search_docs", "{\"query\":\"warranty\"}")),
+				Reply.text("Two years."));
+		reactor.core.publisher.Hooks.enableAutomaticContextPropagation();
+		try {
+			this.contextRunner.run((context) -> {
+				assertThat(context.getBean(io.mantlehooks.ai.turn.CurrentTurnPropagation.class).usesScheduleHook())
+					.isFalse();
+				List<String> chunks = chatClient(context).prompt()
+					.user("refund policy")
+					.advisors(qa(context, 1))
+					.tools(new SearchTools(context.getBean(VectorStore.class)))
+					.advisors(MantleHooks.identity("user-13", Channel.of("stream")))
+					.stream()
+					.content()
+					.collectList()
+					.block(Duration.ofSeconds(10));
+				assertThat(String.join("", chunks)).isEqualTo("Two years.");
+				assertThat(hooks(context).queries).hasSize(3)
+					.extracting(KnowledgeQueryPayload::senderId)
+					.containsOnly("user-13");
+			});
+		}
+		finally {
+			reactor.core.publisher.Hooks.disableAutomaticContextPropagation();
+		}
+	}
+
 	private String lastUserMessage(int request) {
 		List<String> messages = this.openAi.messages(request);
 		return messages.get(messages.size() - 1);

@@ -93,6 +93,25 @@ class HookResponsesTests {
 		});
 	}
 
+	@Test
+	void freeFormResponseNameNeverReachesTheUserEvenWhenTheMessageSourceEchoesCodes() {
+		this.contextRunner.withBean("messageSource", ResourceBundleMessageSource.class, () -> {
+			ResourceBundleMessageSource messageSource = new ResourceBundleMessageSource();
+			messageSource.setBasename("io/mantlehooks/autoconfigure/messages");
+			messageSource.setUseCodeAsDefaultMessage(true);
+			return messageSource;
+		}).run((context) -> {
+			HookResponses responses = context.getBean(HookResponses.class);
+			// a hook that passes free text as the response name: only a real lookup hit
+			// counts, so the packaged reply goes out instead of the hook's text
+			assertThat(responses.resolve("Your card 4111 was declined, call 555-0100",
+					HookResponses.INCOMING_MESSAGE_REJECTED))
+				.isEqualTo("Sorry, I can't help with that request.");
+			assertThat(responses.resolve("Ask a human.", HookResponses.OUTGOING_TEXT_REJECTED))
+				.isEqualTo("I can't share that, sorry.");
+		});
+	}
+
 	private static void load(ConfigurableApplicationContext context, PropertySourceLoader loader, String name) {
 		try {
 			for (PropertySource<?> source : loader.load(name, new ClassPathResource(name, HookResponsesTests.class))) {

@@ -24,8 +24,9 @@ public final class UnhookedCallDetector {
 	private static final ThreadLocal<Boolean> CHECKED = new ThreadLocal<>();
 
 	private static final Set<String> FRAMEWORK_PACKAGES = Set.of("java.", "javax.", "jdk.", "sun.", "com.sun.",
-			"org.springframework.", "reactor.", "io.micrometer.", "io.mantlehooks.ai.", "io.mantlehooks.runtime.",
-			"kotlin.", "kotlinx.", "okhttp3.", "com.openai.");
+			"org.springframework.", "reactor.", "io.micrometer.", "io.mantlehooks.ai.chat.", "io.mantlehooks.ai.model.",
+			"io.mantlehooks.ai.turn.", "io.mantlehooks.runtime.", "kotlin.", "kotlinx.", "okhttp3.", "com.openai.",
+			"org.junit.");
 
 	private final HookRegistry registry;
 
