@@ -37,8 +37,11 @@ public final class MantleHooks {
 	public static final String TURN_ID = "mantle.turn_id";
 
 	/**
-	 * Response context key: set when a hook rejected ({@code rejected}) or failed closed
-	 * ({@code hook_error}).
+	 * Response context key: set when the reply is not simply the model's: a hook rejected
+	 * ({@code rejected}) or failed closed ({@code hook_error}), the turn reached
+	 * {@code mantle.hooks.max-iterations} ({@code max_iterations}), or its
+	 * {@code .call()} thread was interrupted ({@code cancelled}). Only the engine sets
+	 * it: a client-supplied value is removed when the turn starts.
 	 */
 	public static final String OUTCOME = "mantle.outcome";
 

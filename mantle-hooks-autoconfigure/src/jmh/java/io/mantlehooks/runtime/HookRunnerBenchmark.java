@@ -29,7 +29,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 /**
  * What the runner costs the turn's thread: a point without hooks (the common case), a
- * blocking modify hook (one thread hop), an asynchronous modify hook (no hop), and
+ * blocking modify hook and an asynchronous one (each one hop to the hook executor), and
  * starting one observer. Run with {@code mvn -Pbenchmarks -pl mantle-hooks-autoconfigure
  * verify}; add {@code -Djmh.args="-prof gc"} for allocation per operation.
  */
@@ -60,7 +60,6 @@ public class HookRunnerBenchmark {
 		this.executor.setCorePoolSize(0);
 		this.executor.setQueueCapacity(0);
 		this.executor.setDaemon(true);
-		this.executor.setTaskDecorator(new HookContextTaskDecorator());
 		this.executor.initialize();
 		Hooks hooks = new Hooks();
 		HookRegistry registry = new HookRegistry();
@@ -90,27 +89,27 @@ public class HookRunnerBenchmark {
 
 	@Benchmark
 	public Object modifyPointWithoutHooks() {
-		return this.runner.modify(HookPoint.INCOMING_MESSAGE, this.incoming);
+		return this.runner.runAndWait(HookPoint.INCOMING_MESSAGE, this.incoming, HookScope.none());
 	}
 
 	@Benchmark
 	public void observePointWithoutHooks() {
-		this.runner.observe(HookPoint.OUTGOING_TEXT, this.outgoing);
+		this.runner.observe(HookPoint.OUTGOING_TEXT, this.outgoing, HookScope.none());
 	}
 
 	@Benchmark
 	public Object modifyAsyncHook() {
-		return this.runner.modify(HookPoint.OUTGOING_TEXT, this.outgoing);
+		return this.runner.runAndWait(HookPoint.OUTGOING_TEXT, this.outgoing, HookScope.none());
 	}
 
 	@Benchmark
 	public Object modifyBlockingHook() {
-		return this.runner.modify(HookPoint.TOOL_RESULT, this.toolResult);
+		return this.runner.runAndWait(HookPoint.TOOL_RESULT, this.toolResult, HookScope.none());
 	}
 
 	@Benchmark
 	public void observeOneObserver() {
-		this.runner.observe(HookPoint.TOOL_RESULT, this.toolResult);
+		this.runner.observe(HookPoint.TOOL_RESULT, this.toolResult, HookScope.none());
 	}
 
 	public static class Hooks {

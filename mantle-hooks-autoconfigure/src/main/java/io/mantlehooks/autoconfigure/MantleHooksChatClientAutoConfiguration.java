@@ -62,8 +62,9 @@ public final class MantleHooksChatClientAutoConfiguration {
 	}
 
 	@Bean
-	static ChatModelBeanPostProcessor mantleChatModelBeanPostProcessor(ObjectProvider<UnhookedCallDetector> detector) {
-		return new ChatModelBeanPostProcessor(detector);
+	static ChatModelBeanPostProcessor mantleChatModelBeanPostProcessor(ObjectProvider<UnhookedCallDetector> detector,
+			ObjectProvider<HookMethodProcessor> processor) {
+		return new ChatModelBeanPostProcessor(detector, () -> processor.getObject().pointsWithHooks());
 	}
 
 	@Bean

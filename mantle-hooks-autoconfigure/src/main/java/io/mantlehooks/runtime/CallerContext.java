@@ -1,10 +1,13 @@
 package io.mantlehooks.runtime;
 
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.MDC;
 
@@ -41,8 +44,7 @@ public final class CallerContext {
 	 * @return the captured context
 	 */
 	public static CallerContext capture() {
-		return new CallerContext(MDC.getCopyOfContextMap(), SNAPSHOTS.captureAll(),
-				LocaleContextHolder.getLocaleContext());
+		return of(MDC.getCopyOfContextMap(), SNAPSHOTS.captureAll(), LocaleContextHolder.getLocaleContext());
 	}
 
 	/**
@@ -52,8 +54,47 @@ public final class CallerContext {
 	 * @return the captured context
 	 */
 	public static CallerContext capture(Object... contexts) {
-		return new CallerContext(MDC.getCopyOfContextMap(), SNAPSHOTS.captureAll(contexts),
-				LocaleContextHolder.getLocaleContext());
+		return of(MDC.getCopyOfContextMap(), SNAPSHOTS.captureAll(contexts), LocaleContextHolder.getLocaleContext());
+	}
+
+	/**
+	 * A caller with nothing to carry (no MDC, no thread-local value, no locale) costs
+	 * nothing to restore.
+	 */
+	private static CallerContext of(@Nullable Map<String, String> mdc, ContextSnapshot snapshot,
+			@Nullable LocaleContext locale) {
+		boolean noMdc = mdc == null || mdc.isEmpty();
+		boolean noValues = snapshot instanceof Map<?, ?> values && onlyNoopObservations(values);
+		if (noMdc && noValues && locale == null) {
+			return EMPTY;
+		}
+		return new CallerContext(noMdc ? null : mdc, noValues ? null : snapshot, locale);
+	}
+
+	/**
+	 * Whether the captured thread-local values are nothing worth restoring: none, or only
+	 * the no-op observation that Spring AI puts in every Reactor context when no
+	 * observation registry is configured.
+	 */
+	private static boolean onlyNoopObservations(Map<?, ?> values) {
+		for (Object value : values.values()) {
+			if (!(value instanceof Observation observation) || !observation.isNoop()) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Return this context with one more MDC entry.
+	 * @param key the MDC key
+	 * @param value the value
+	 * @return the extended context
+	 */
+	public CallerContext withMdc(String key, String value) {
+		Map<String, String> mdc = (this.mdc != null) ? new HashMap<>(this.mdc) : new HashMap<>(2);
+		mdc.put(key, value);
+		return new CallerContext(Collections.unmodifiableMap(mdc), this.snapshot, this.locale);
 	}
 
 	/**

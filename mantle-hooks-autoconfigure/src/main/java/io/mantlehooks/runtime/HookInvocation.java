@@ -4,7 +4,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -13,12 +12,12 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One call of a hook method on the hook executor, under the hook's timeout (its
- * Resilience4j {@code TimeLimiter}). The outcome future completes with what the method
- * returned (for an asynchronous hook: what its stage or {@code Mono} produced), with what
- * it threw (anything, {@code Error}s included), or with a {@link TimeoutException} when
- * the timeout passed first; then a blocking hook's thread is interrupted and an
- * asynchronous hook's stage cancelled.
+ * One call of a hook method on the hook executor, under the hook's timeout (watched by
+ * {@link HookDeadlines}). The outcome future completes with what the method returned (for
+ * an asynchronous hook: what its stage or {@code Mono} produced), with what it threw
+ * (anything, {@code Error}s included), or with a {@link TimeoutException} when the
+ * timeout passed first; then a blocking hook's thread is interrupted and an asynchronous
+ * hook's stage cancelled.
  * <p>
  * The invocation counts as finished (and {@code onFinished} runs once) only when the hook
  * has really stopped: its thread is free again and its stage, if any, has completed or
@@ -59,23 +58,21 @@ final class HookInvocation implements Runnable {
 	 * completes as described above.
 	 */
 	static HookInvocation start(HookMethod hook, Object payload, HookScope scope, Executor executor,
-			ScheduledExecutorService timer, Runnable onFinished) {
+			HookDeadlines deadlines, Runnable onFinished) {
 		HookInvocation invocation = new HookInvocation(hook, payload, scope, onFinished);
 		invocation.outcome.whenComplete((result, ex) -> {
 			if (ex instanceof TimeoutException) {
 				invocation.abandon();
 			}
 		});
-		hook.timeLimiter().executeCompletionStage(timer, () -> {
-			try {
-				executor.execute(invocation);
-			}
-			catch (RejectedExecutionException ex) {
-				invocation.outcome.completeExceptionally(ex);
-				invocation.settleAll();
-			}
-			return invocation.outcome;
-		});
+		deadlines.watch(invocation);
+		try {
+			executor.execute(invocation);
+		}
+		catch (RejectedExecutionException ex) {
+			invocation.outcome.completeExceptionally(ex);
+			invocation.settleAll();
+		}
 		return invocation;
 	}
 

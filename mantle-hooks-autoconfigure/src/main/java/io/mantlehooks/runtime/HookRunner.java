@@ -53,8 +53,9 @@ public class HookRunner implements DisposableBean {
 		this.executor = executor;
 		this.timer = new ScheduledThreadPoolExecutor(1, timerThreadFactory());
 		this.timer.setRemoveOnCancelPolicy(true);
-		this.observeLane = new ObserveLane(executor, this.timer, maxConcurrentObservers);
-		this.modifyLane = new ModifyLane(executor, this.timer);
+		HookDeadlines deadlines = new HookDeadlines(this.timer);
+		this.observeLane = new ObserveLane(executor, deadlines, maxConcurrentObservers);
+		this.modifyLane = new ModifyLane(executor, deadlines);
 	}
 
 	private static CustomizableThreadFactory timerThreadFactory() {

@@ -2,9 +2,6 @@ package io.mantlehooks.runtime;
 
 import java.util.function.Supplier;
 
-import org.jspecify.annotations.Nullable;
-import org.slf4j.MDC;
-
 import org.springframework.util.Assert;
 
 /**
@@ -23,9 +20,13 @@ public final class HookScope {
 
 	private final CallerContext caller;
 
+	/** The caller's context with the turn id in the MDC: what hook threads get. */
+	private final CallerContext hookContext;
+
 	private HookScope(String turnId, CallerContext caller) {
 		this.turnId = turnId;
 		this.caller = caller;
+		this.hookContext = turnId.isEmpty() ? caller : caller.withMdc(MDC_TURN_ID, turnId);
 	}
 
 	/**
@@ -72,19 +73,7 @@ public final class HookScope {
 	 * @return what the work returned
 	 */
 	public <T> T call(Supplier<T> work) {
-		return this.caller.call(() -> {
-			if (this.turnId.isEmpty()) {
-				return work.get();
-			}
-			String previous = MDC.get(MDC_TURN_ID);
-			MDC.put(MDC_TURN_ID, this.turnId);
-			try {
-				return work.get();
-			}
-			finally {
-				restore(previous);
-			}
-		});
+		return this.hookContext.call(work);
 	}
 
 	/**
@@ -96,15 +85,6 @@ public final class HookScope {
 			task.run();
 			return null;
 		});
-	}
-
-	private static void restore(@Nullable String previous) {
-		if (previous != null) {
-			MDC.put(MDC_TURN_ID, previous);
-		}
-		else {
-			MDC.remove(MDC_TURN_ID);
-		}
 	}
 
 	@Override

@@ -3,7 +3,6 @@ package io.mantlehooks.runtime;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
 
 import io.mantlehooks.HookPayload;
@@ -14,11 +13,13 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs a modify hook on the hook executor under its timeout and turns whatever happened
- * into a {@link ModifyResult}, logging each failure once. Nobody blocks here: the result
- * future completes on a hook-executor thread (the hook's own thread when it returned in
- * time, otherwise a fresh task), never on the timeout timer or a thread the hook's own
- * stage completed on, so whoever continues the turn from it does not hold those up.
+ * Runs a modify hook on the hook executor under its timeout (the duration of its
+ * Resilience4j {@code TimeLimiter}, which also publishes each outcome) and turns whatever
+ * happened into a {@link ModifyResult}, logging each failure once. Nobody blocks here:
+ * the result future completes on a hook-executor thread (the hook's own thread when it
+ * returned in time, otherwise a fresh task), never on the timeout timer or a thread the
+ * hook's own stage completed on, so whoever continues the turn from it does not hold
+ * those up.
  */
 final class ModifyLane {
 
@@ -26,19 +27,26 @@ final class ModifyLane {
 
 	private final Executor executor;
 
-	private final ScheduledExecutorService timer;
+	private final HookDeadlines deadlines;
 
-	ModifyLane(Executor executor, ScheduledExecutorService timer) {
+	ModifyLane(Executor executor, HookDeadlines deadlines) {
 		this.executor = executor;
-		this.timer = timer;
+		this.deadlines = deadlines;
 	}
 
 	<P extends HookPayload> CompletableFuture<ModifyResult<P>> start(HookMethod hook, P payload, HookScope scope) {
 		CompletableFuture<ModifyResult<P>> result = new CompletableFuture<>();
 		P input = PayloadCopies.forModifier(payload);
-		HookInvocation invocation = HookInvocation.start(hook, input, scope, this.executor, this.timer, () -> {
+		HookInvocation invocation = HookInvocation.start(hook, input, scope, this.executor, this.deadlines, () -> {
 		});
 		invocation.outcome().whenComplete((returned, ex) -> {
+			// the hook's TimeLimiter publishes what happened (its events and metrics)
+			if (ex == null) {
+				hook.timeLimiter().onSuccess();
+			}
+			else {
+				hook.timeLimiter().onError(HookInvocation.unwrap(ex));
+			}
 			Runnable complete = () -> result.complete(scope.call(() -> interpretSafely(hook, payload, returned, ex)));
 			if (invocation.isOnHookThread()) {
 				complete.run();

@@ -3,7 +3,6 @@ package io.mantlehooks.runtime;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -30,7 +29,7 @@ final class ObserveLane {
 
 	private final Executor executor;
 
-	private final ScheduledExecutorService timer;
+	private final HookDeadlines deadlines;
 
 	private final Bulkhead bulkhead;
 
@@ -38,9 +37,9 @@ final class ObserveLane {
 
 	private final AtomicLong lastDropLog = new AtomicLong(System.nanoTime() - DROP_LOG_INTERVAL_NANOS);
 
-	ObserveLane(Executor executor, ScheduledExecutorService timer, int maxConcurrent) {
+	ObserveLane(Executor executor, HookDeadlines deadlines, int maxConcurrent) {
 		this.executor = executor;
-		this.timer = timer;
+		this.deadlines = deadlines;
 		this.bulkhead = Bulkhead.of("mantle-hooks-observers",
 				BulkheadConfig.custom().maxConcurrentCalls(maxConcurrent).maxWaitDuration(Duration.ZERO).build());
 	}
@@ -66,7 +65,7 @@ final class ObserveLane {
 			return;
 		}
 		HookInvocation invocation = HookInvocation.start(observer, PayloadCopies.forObserver(payload), scope,
-				this.executor, this.timer, this.bulkhead::onComplete);
+				this.executor, this.deadlines, this.bulkhead::onComplete);
 		invocation.outcome().whenComplete((returned, ex) -> scope.run(() -> report(observer, returned, ex)));
 	}
 

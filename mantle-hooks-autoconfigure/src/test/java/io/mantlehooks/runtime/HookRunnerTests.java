@@ -333,6 +333,9 @@ class HookRunnerTests {
 	@Test
 	void mdcAndCurrentObservationReachHookThreads() {
 		ObservationRegistry observations = ObservationRegistry.create();
+		// a registry with a handler, as with tracing: its observations are real, not
+		// no-ops
+		observations.observationConfig().observationHandler((context) -> true);
 		this.contextRunner
 			.withBean("contextReadingHook", ContextReadingHook.class, () -> new ContextReadingHook(observations))
 			.run((context) -> {

@@ -92,8 +92,9 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 					.flux();
 			}
 			if (this.stage.observesResponses()) {
-				return AGGREGATOR.aggregateChatClientResponse(chunks,
-						(response) -> this.stage.observe(turn, response, millisSince(started)));
+				StreamedResponse streamed = new StreamedResponse();
+				return chunks.doOnNext(streamed::add)
+					.doOnComplete(() -> this.stage.observe(turn, streamed, millisSince(started)));
 			}
 			return chunks;
 		});

@@ -126,8 +126,8 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 			}
 			if (enclosing != null) {
 				Turn nested = enclosing.nested();
-				return chain.nextStream(TurnContexts.enter(request, nested))
-					.map((chunk) -> TurnContexts.leave(chunk, nested, null));
+				TurnContexts.Chunks chunks = new TurnContexts.Chunks(nested);
+				return chain.nextStream(TurnContexts.enter(request, nested)).map(chunks::leave);
 			}
 			Turn turn = Turn.start(request.context(), CallerContext.capture(reactorContext));
 			TurnLifecycle lifecycle = new TurnLifecycle(this.hooks, turn);
@@ -148,8 +148,8 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 		if (request == null || !lifecycle.start()) {
 			return Flux.empty();
 		}
-		return CurrentTurnPropagation.subscribeWithin(turn, chain.nextStream(request))
-			.map((chunk) -> TurnContexts.leave(chunk, turn, null));
+		TurnContexts.Chunks chunks = new TurnContexts.Chunks(turn);
+		return CurrentTurnPropagation.subscribeWithin(turn, chain.nextStream(request)).map(chunks::leave);
 	}
 
 	private static TurnStatus status(@Nullable SignalType signal) {

@@ -120,12 +120,11 @@ final class ModelCallStage {
 	}
 
 	/**
-	 * Let observers see a streamed response once it is complete.
+	 * Let observers see a response streamed live once it is complete.
 	 */
-	void observe(Turn turn, ChatClientResponse response, long latencyMs) {
-		AssistantMessage output = ChatResponses.output(response.chatResponse());
-		this.hooks.observe(HookPoint.MODEL_RESPONSE, turn.modelResponse((output != null) ? output.getText() : null,
-				ChatResponses.toolCalls(output), latencyMs), turn.scope());
+	void observe(Turn turn, StreamedResponse response, long latencyMs) {
+		this.hooks.observe(HookPoint.MODEL_RESPONSE,
+				turn.modelResponse(response.text(), response.toolCalls(), latencyMs), turn.scope());
 	}
 
 	private static ChatClientRequest withPrompt(ChatClientRequest request, List<Message> messages,

@@ -1,5 +1,6 @@
 package io.mantlehooks.ai.chat;
 
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -41,14 +42,52 @@ final class TurnContexts {
 	 * added, and the outcome when the turn itself decided one.
 	 */
 	static ChatClientResponse leave(ChatClientResponse response, Turn turn, @Nullable Outcome outcome) {
-		Map<String, @Nullable Object> context = new HashMap<>(response.context());
+		return new ChatClientResponse(response.chatResponse(), callerContext(response.context(), turn, outcome));
+	}
+
+	private static Map<String, @Nullable Object> callerContext(Map<String, @Nullable Object> source, Turn turn,
+			@Nullable Outcome outcome) {
+		Map<String, @Nullable Object> context = new HashMap<>(source);
 		Rounds.INTERNAL_KEYS.forEach(context::remove);
 		context.put(MantleHooks.TURN_ID, turn.id());
 		if (outcome != null) {
 			context.put(MantleHooks.OUTCOME, outcome.value());
 			context.put(MantleHooks.REASON, outcome.reason());
 		}
-		return new ChatClientResponse(response.chatResponse(), context);
+		return context;
+	}
+
+	/**
+	 * The caller's context for each chunk of one streamed turn. The chunks of a stream
+	 * carry equal contexts (each a copy of the request's), so the caller's copy is made
+	 * once and again only when a chunk's context differs.
+	 */
+	static final class Chunks {
+
+		private final Turn turn;
+
+		private @Nullable Map<String, @Nullable Object> source;
+
+		private int sourceSize;
+
+		private @Nullable Map<String, @Nullable Object> context;
+
+		Chunks(Turn turn) {
+			this.turn = turn;
+		}
+
+		synchronized ChatClientResponse leave(ChatClientResponse chunk) {
+			Map<String, @Nullable Object> chunkContext = chunk.context();
+			Map<String, @Nullable Object> current = this.context;
+			if (current == null || chunkContext.size() != this.sourceSize || !chunkContext.equals(this.source)) {
+				current = Collections.unmodifiableMap(callerContext(chunkContext, this.turn, null));
+				this.source = chunkContext;
+				this.sourceSize = chunkContext.size();
+				this.context = current;
+			}
+			return new ChatClientResponse(chunk.chatResponse(), current);
+		}
+
 	}
 
 	/**

@@ -2,7 +2,11 @@ package io.mantlehooks.ai.model;
 
 import java.lang.reflect.Modifier;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+
+import io.mantlehooks.HookPoint;
 
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
@@ -23,6 +27,8 @@ public final class ChatModelBeanPostProcessor implements BeanPostProcessor {
 
 	private final ObjectProvider<UnhookedCallDetector> detector;
 
+	private final Supplier<Set<HookPoint>> pointsWithHooks;
+
 	private final Class<?> chatModelType;
 
 	private final List<String> unproxied = new CopyOnWriteArrayList<>();
@@ -30,9 +36,13 @@ public final class ChatModelBeanPostProcessor implements BeanPostProcessor {
 	/**
 	 * Create the post-processor.
 	 * @param detector the detector, resolved when the first model bean is wrapped
+	 * @param pointsWithHooks the points with hooks, as far as known when a model bean is
+	 * created: without any, the bean is left as it is
 	 */
-	public ChatModelBeanPostProcessor(ObjectProvider<UnhookedCallDetector> detector) {
+	public ChatModelBeanPostProcessor(ObjectProvider<UnhookedCallDetector> detector,
+			Supplier<Set<HookPoint>> pointsWithHooks) {
 		this.detector = detector;
+		this.pointsWithHooks = pointsWithHooks;
 		this.chatModelType = ClassUtils.resolveClassName(CHAT_MODEL, getClass().getClassLoader());
 	}
 
@@ -48,7 +58,9 @@ public final class ChatModelBeanPostProcessor implements BeanPostProcessor {
 			return bean;
 		}
 		UnhookedCallDetector unhookedCalls = this.detector.getIfAvailable();
-		if (unhookedCalls == null || unhookedCalls.policy() == UnhookedCallPolicy.IGNORE) {
+		if (unhookedCalls == null || unhookedCalls.policy() == UnhookedCallPolicy.IGNORE
+				|| this.pointsWithHooks.get().isEmpty()) {
+			// nothing to guard: an application without hooks pays nothing
 			return bean;
 		}
 		ProxyFactory proxyFactory = new ProxyFactory(bean);

@@ -1,0 +1,177 @@
+package io.mantlehooks.bench;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.KnowledgeQueryPayload;
+import io.mantlehooks.KnowledgeResultsPayload;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModelResponsePayload;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.TurnFinishedPayload;
+import io.mantlehooks.TurnStartedPayload;
+import io.mantlehooks.annotation.ModifyIncomingMessage;
+import io.mantlehooks.annotation.ModifyKnowledgeQuery;
+import io.mantlehooks.annotation.ModifyKnowledgeResults;
+import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.annotation.ModifyModelResponse;
+import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.annotation.ModifyToolCall;
+import io.mantlehooks.annotation.ModifyToolResult;
+import io.mantlehooks.annotation.OnIncomingMessage;
+import io.mantlehooks.annotation.OnKnowledgeQuery;
+import io.mantlehooks.annotation.OnKnowledgeResults;
+import io.mantlehooks.annotation.OnModelRequest;
+import io.mantlehooks.annotation.OnModelResponse;
+import io.mantlehooks.annotation.OnOutgoingText;
+import io.mantlehooks.annotation.OnToolCall;
+import io.mantlehooks.annotation.OnToolResult;
+import io.mantlehooks.annotation.OnTurnFinished;
+import io.mantlehooks.annotation.OnTurnStarted;
+
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.UserMessage;
+
+/**
+ * Hook beans for benchmarks; each rewrite does the same small job as
+ * {@link HandWrittenRewriteAdvisor}.
+ */
+final class BenchHooks {
+
+	private BenchHooks() {
+	}
+
+	static List<Message> redact(List<Message> messages) {
+		return messages.stream()
+			.<Message>map((message) -> (message instanceof UserMessage user)
+					? user.mutate().text(user.getText().replace("4111", "[card]")).build() : message)
+			.toList();
+	}
+
+	public static class BlockingRequestHook {
+
+		@ModifyModelRequest
+		public ModelRequestPayload redact(ModelRequestPayload request) {
+			return request.withMessages(BenchHooks.redact(request.messages()));
+		}
+
+	}
+
+	public static class AsyncRequestHook {
+
+		@ModifyModelRequest
+		public CompletionStage<ModelRequestPayload> redact(ModelRequestPayload request) {
+			return CompletableFuture.completedFuture(request.withMessages(BenchHooks.redact(request.messages())));
+		}
+
+	}
+
+	/**
+	 * A blocking modify hook that takes 20 ms (a remote guardrail call).
+	 */
+	public static class SlowRequestHook {
+
+		@ModifyModelRequest
+		public ModelRequestPayload check(ModelRequestPayload request) throws InterruptedException {
+			Thread.sleep(20);
+			return request;
+		}
+
+	}
+
+	public static class Observers {
+
+		@OnTurnStarted
+		public void started(TurnStartedPayload payload) {
+		}
+
+		@OnTurnFinished
+		public void finished(TurnFinishedPayload payload) {
+		}
+
+		@OnIncomingMessage
+		public void incoming(IncomingMessagePayload payload) {
+		}
+
+		@OnModelRequest
+		public void request(ModelRequestPayload payload) {
+		}
+
+		@OnModelResponse
+		public void response(ModelResponsePayload payload) {
+		}
+
+		@OnOutgoingText
+		public void outgoing(OutgoingTextPayload payload) {
+		}
+
+	}
+
+	/**
+	 * A modify hook and an observer at every point.
+	 */
+	public static class EveryPoint extends Observers {
+
+		@ModifyIncomingMessage
+		public IncomingMessagePayload modifyIncoming(IncomingMessagePayload payload) {
+			return payload;
+		}
+
+		@ModifyModelRequest
+		public ModelRequestPayload modifyRequest(ModelRequestPayload payload) {
+			return payload.withMessages(BenchHooks.redact(payload.messages()));
+		}
+
+		@ModifyModelResponse
+		public ModelResponsePayload modifyResponse(ModelResponsePayload payload) {
+			return payload;
+		}
+
+		@ModifyToolCall
+		public ToolCallPayload modifyToolCall(ToolCallPayload payload) {
+			return payload;
+		}
+
+		@OnToolCall
+		public void toolCall(ToolCallPayload payload) {
+		}
+
+		@ModifyToolResult
+		public ToolResultPayload modifyToolResult(ToolResultPayload payload) {
+			return payload;
+		}
+
+		@OnToolResult
+		public void toolResult(ToolResultPayload payload) {
+		}
+
+		@ModifyKnowledgeQuery
+		public KnowledgeQueryPayload modifyQuery(KnowledgeQueryPayload payload) {
+			return payload;
+		}
+
+		@OnKnowledgeQuery
+		public void query(KnowledgeQueryPayload payload) {
+		}
+
+		@ModifyKnowledgeResults
+		public KnowledgeResultsPayload modifyResults(KnowledgeResultsPayload payload) {
+			return payload;
+		}
+
+		@OnKnowledgeResults
+		public void results(KnowledgeResultsPayload payload) {
+		}
+
+		@ModifyOutgoingText
+		public OutgoingTextPayload modifyOutgoing(OutgoingTextPayload payload) {
+			return payload;
+		}
+
+	}
+
+}

@@ -1,0 +1,75 @@
+package io.mantlehooks.bench;
+
+import java.time.Duration;
+import java.util.List;
+
+import reactor.core.publisher.Flux;
+
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.Prompt;
+
+/**
+ * Stub chat models for benchmarks: no network, so what is measured is the chain.
+ */
+final class BenchModels {
+
+	private BenchModels() {
+	}
+
+	/**
+	 * Answers at once; streams ten chunks at once.
+	 */
+	static final class Instant implements ChatModel {
+
+		private static final ChatResponse RESPONSE = new ChatResponse(
+				List.of(new Generation(new AssistantMessage("The answer is forty-two."))));
+
+		private static final List<ChatResponse> CHUNKS = chunks();
+
+		@Override
+		public ChatResponse call(Prompt prompt) {
+			return RESPONSE;
+		}
+
+		@Override
+		public Flux<ChatResponse> stream(Prompt prompt) {
+			return Flux.fromIterable(CHUNKS);
+		}
+
+	}
+
+	/**
+	 * Streams ten chunks over 50 ms (one every 5 ms); a call takes 50 ms.
+	 */
+	static final class Paced implements ChatModel {
+
+		private static final List<ChatResponse> CHUNKS = chunks();
+
+		@Override
+		public ChatResponse call(Prompt prompt) {
+			try {
+				Thread.sleep(50);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			return Instant.RESPONSE;
+		}
+
+		@Override
+		public Flux<ChatResponse> stream(Prompt prompt) {
+			return Flux.interval(Duration.ofMillis(5)).take(10).map((i) -> CHUNKS.get(i.intValue()));
+		}
+
+	}
+
+	private static List<ChatResponse> chunks() {
+		return java.util.stream.IntStream.range(0, 10)
+			.mapToObj((i) -> new ChatResponse(List.of(new Generation(new AssistantMessage("word" + i + " ")))))
+			.toList();
+	}
+
+}

@@ -1,0 +1,98 @@
+package io.mantlehooks.bench;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.task.AsyncTaskExecutor;
+
+/**
+ * One whole {@code ChatClient} turn against a stub model that answers at once, so the
+ * time is the chain's: plain Spring AI, the starter without hooks, six observers, one blocking or
+ * asynchronous modify hook, hooks at every point, a hand-written {@code CallAdvisor}
+ * doing the rewrite the hooks do, two advisors that only pass the turn on (what Spring
+ * AI's chain charges per advisor), and a bare hand-off to the hook executor (the price of
+ * one hop). {@code call} is a {@code .call()} turn, {@code stream} a {@code .stream()}
+ * turn of ten chunks.
+ * <p>
+ * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure -am verify
+ * -Djmh.args="TurnBenchmark -prof gc"}
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class TurnBenchmark {
+
+	@Param({ "plain", "starterNoHooks", "observersOnly", "blockingHook", "asyncHook", "everyPoint",
+			"handWrittenAdvisor", "twoPassThroughAdvisors", "executorHop" })
+	public String variant;
+
+	private ConfigurableApplicationContext context;
+
+	private ChatClient chatClient;
+
+	private AsyncTaskExecutor executor;
+
+	@Setup(Level.Trial)
+	public void setUp() {
+		BenchModels.Instant model = new BenchModels.Instant();
+		Class<?> hooks = switch (this.variant) {
+			case "blockingHook" -> BenchHooks.BlockingRequestHook.class;
+			case "asyncHook" -> BenchHooks.AsyncRequestHook.class;
+			case "everyPoint" -> BenchHooks.EveryPoint.class;
+			case "observersOnly" -> BenchHooks.Observers.class;
+			default -> null;
+		};
+		this.context = BenchApplication.start(model, hooks, Map.of("mantle.hooks.observers.max-concurrent", "100000"));
+		this.executor = this.context.getBean("mantleHookExecutor", AsyncTaskExecutor.class);
+		this.chatClient = switch (this.variant) {
+			case "plain", "executorHop" -> ChatClient.builder(model).build();
+			case "handWrittenAdvisor" ->
+				ChatClient.builder(model).defaultAdvisors(new HandWrittenRewriteAdvisor()).build();
+			case "twoPassThroughAdvisors" -> ChatClient.builder(model).defaultAdvisors(PassThroughAdvisors.two()).build();
+			default -> BenchApplication.chatClient(this.context);
+		};
+	}
+
+	@TearDown(Level.Trial)
+	public void tearDown() {
+		this.context.close();
+	}
+
+	@Benchmark
+	public Object call() throws ExecutionException, InterruptedException {
+		if ("executorHop".equals(this.variant)) {
+			return CompletableFuture.supplyAsync(() -> "hop", this.executor).get();
+		}
+		return this.chatClient.prompt().user("my card is 4111").call().content();
+	}
+
+	@Benchmark
+	public Object stream() {
+		if ("executorHop".equals(this.variant)) {
+			return null;
+		}
+		return this.chatClient.prompt().user("my card is 4111").stream().content().blockLast();
+	}
+
+}
