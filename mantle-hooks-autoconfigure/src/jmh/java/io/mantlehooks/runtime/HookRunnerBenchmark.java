@@ -67,7 +67,7 @@ public class HookRunnerBenchmark {
 				hook(hooks, "trim", HookPoint.OUTGOING_TEXT, HookLane.MODIFY, OutgoingTextPayload.class),
 				hook(hooks, "redact", HookPoint.TOOL_RESULT, HookLane.MODIFY, ToolResultPayload.class),
 				hook(hooks, "audit", HookPoint.TOOL_RESULT, HookLane.OBSERVE, ToolResultPayload.class)));
-		this.runner = new HookRunner(registry, this.executor, 1024);
+		this.runner = new HookRunner(registry, this.executor);
 	}
 
 	private static HookMethod hook(Hooks hooks, String name, HookPoint point, HookLane lane, Class<?> payloadType)

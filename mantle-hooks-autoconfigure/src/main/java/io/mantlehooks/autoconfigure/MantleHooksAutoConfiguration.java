@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.mantlehooks.runtime.HookDefinitionException;
+import io.mantlehooks.runtime.HookGuards;
 import io.mantlehooks.runtime.HookMethodProcessor;
 import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.HookRegistry;
@@ -50,9 +51,11 @@ public final class MantleHooksAutoConfiguration {
 	@ConditionalOnMissingBean
 	static HookMethodProcessor mantleHookMethodProcessor(HookRegistry registry, MantleHooksProperties properties) {
 		MantleHooksProperties.Timeouts timeouts = properties.getTimeouts();
+		checkLimits(properties);
 		return new HookMethodProcessor(registry,
 				new HookTimeouts(timeouts.getObserve(), timeouts.getModify(), timeouts.getPoint(), timeouts.getHook()),
-				MantleHooksProperties.CONFIG_PREFIX + ".timeouts");
+				MantleHooksProperties.CONFIG_PREFIX + ".timeouts", new HookGuards(
+						properties.getObservers().getMaxConcurrent(), properties.getModify().getMaxConcurrent()));
 	}
 
 	@Bean
@@ -65,14 +68,16 @@ public final class MantleHooksAutoConfiguration {
 	@ConditionalOnMissingBean
 	HookRunner mantleHookRunner(HookRegistry registry, MantleHooksProperties properties,
 			@Qualifier(HOOK_EXECUTOR_BEAN_NAME) AsyncTaskExecutor executor) {
-		checkLimits(properties);
-		return new HookRunner(registry, executor, properties.getObservers().getMaxConcurrent());
+		return new HookRunner(registry, executor);
 	}
 
 	private static void checkLimits(MantleHooksProperties properties) {
 		List<HookProblem> problems = new ArrayList<>();
 		if (properties.getObservers().getMaxConcurrent() < 1) {
 			problems.add(positive("observers.max-concurrent", properties.getObservers().getMaxConcurrent()));
+		}
+		if (properties.getModify().getMaxConcurrent() < 1) {
+			problems.add(positive("modify.max-concurrent", properties.getModify().getMaxConcurrent()));
 		}
 		if (properties.getMaxIterations() < 1) {
 			problems.add(positive("max-iterations", properties.getMaxIterations()));

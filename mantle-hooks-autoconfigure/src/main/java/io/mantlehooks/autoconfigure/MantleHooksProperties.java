@@ -46,6 +46,8 @@ public class MantleHooksProperties {
 
 	private final Observers observers = new Observers();
 
+	private final Modify modify = new Modify();
+
 	private final Executor executor = new Executor();
 
 	public boolean isEnabled() {
@@ -90,6 +92,10 @@ public class MantleHooksProperties {
 
 	public Observers getObservers() {
 		return this.observers;
+	}
+
+	public Modify getModify() {
+		return this.modify;
 	}
 
 	/**
@@ -162,8 +168,30 @@ public class MantleHooksProperties {
 	public static class Observers {
 
 		/**
-		 * Maximum number of observe hook invocations in flight at once; beyond it an
-		 * invocation is dropped and counted, never queued.
+		 * Maximum number of invocations in flight per observe hook (running, or still
+		 * running after a timeout); beyond it an invocation is dropped and counted, never
+		 * queued.
+		 */
+		private int maxConcurrent = 64;
+
+		public int getMaxConcurrent() {
+			return this.maxConcurrent;
+		}
+
+		public void setMaxConcurrent(int maxConcurrent) {
+			this.maxConcurrent = maxConcurrent;
+		}
+
+	}
+
+	/**
+	 * Modify lane limits.
+	 */
+	public static class Modify {
+
+		/**
+		 * Maximum number of invocations in flight per modify hook (running, or still
+		 * running after a timeout); beyond it the point's fail policy applies at once.
 		 */
 		private int maxConcurrent = 64;
 

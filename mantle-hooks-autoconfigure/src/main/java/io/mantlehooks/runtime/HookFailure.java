@@ -32,6 +32,12 @@ public record HookFailure(String hookName, HookPoint point, Kind kind, @Nullable
 		 */
 		INVALID_RETURN,
 
+		/**
+		 * The hook already had its limit of invocations in flight
+		 * ({@code mantle.hooks.modify.max-concurrent}); it was not called.
+		 */
+		BULKHEAD_FULL,
+
 		/** The calling thread was interrupted while it waited for the hook. */
 		INTERRUPTED
 

@@ -134,7 +134,7 @@ final class HookInvocation implements Runnable {
 			reportSlowSynchronousPart(System.nanoTime() - started);
 		}
 		if (returned == null) {
-			this.outcome.complete(null);
+			this.outcome.completeExceptionally(new NullStage(this.hook));
 			settleStage();
 			return;
 		}
@@ -205,6 +205,19 @@ final class HookInvocation implements Runnable {
 		if (this.unsettled.decrementAndGet() == 0) {
 			this.onFinished.run();
 		}
+	}
+
+	/**
+	 * An asynchronous hook returned {@code null} instead of its stage or {@code Mono}.
+	 */
+	static final class NullStage extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		NullStage(HookMethod hook) {
+			super("null instead of a " + hook.style().returnTypeName(), null, false, false);
+		}
+
 	}
 
 	static Throwable unwrap(Throwable ex) {

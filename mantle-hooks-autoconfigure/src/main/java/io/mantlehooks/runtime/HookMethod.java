@@ -5,10 +5,11 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
+import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.timelimiter.TimeLimiter;
-import io.github.resilience4j.timelimiter.TimeLimiterConfig;
 import io.mantlehooks.HookPoint;
 import org.jspecify.annotations.Nullable;
 
@@ -36,10 +37,19 @@ public final class HookMethod {
 
 	private final TimeLimiter timeLimiter;
 
+	private final Bulkhead bulkhead;
+
 	private final AtomicBoolean slowSynchronousPartReported = new AtomicBoolean();
+
+	private final AtomicLong rejected = new AtomicLong();
 
 	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean,
 			Duration timeout) {
+		this(beanName, point, lane, method, bean, timeout, HookGuards.defaults());
+	}
+
+	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean, Duration timeout,
+			HookGuards guards) {
 		this.name = beanName + "." + method.getName();
 		this.point = point;
 		this.lane = lane;
@@ -47,8 +57,8 @@ public final class HookMethod {
 		this.bean = bean;
 		this.style = InvocationStyle.of(method);
 		this.timeout = timeout;
-		this.timeLimiter = TimeLimiter.of(this.name,
-				TimeLimiterConfig.custom().timeoutDuration(timeout).cancelRunningFuture(true).build());
+		this.timeLimiter = guards.timeLimiter(this.name, timeout);
+		this.bulkhead = guards.bulkhead(this.name, lane);
 		ReflectionUtils.makeAccessible(method);
 	}
 
@@ -99,6 +109,59 @@ public final class HookMethod {
 
 	TimeLimiter timeLimiter() {
 		return this.timeLimiter;
+	}
+
+	/**
+	 * Return the hook's own bulkhead: its invocations in flight.
+	 * @return the bulkhead
+	 */
+	public Bulkhead bulkhead() {
+		return this.bulkhead;
+	}
+
+	/**
+	 * Take a permit of the hook's bulkhead. An interrupted caller still gets one:
+	 * Resilience4j's semaphore would refuse it, and an observer of a turn that is being
+	 * cancelled (its turn-finished observer above all) must still run.
+	 * @return whether the hook may be invoked now
+	 */
+	boolean tryAcquirePermission() {
+		boolean interrupted = Thread.interrupted();
+		try {
+			return this.bulkhead.tryAcquirePermission();
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/**
+	 * Return how many invocations in flight this hook has now (running, or abandoned
+	 * after a timeout and not yet returned).
+	 * @return the invocations in flight
+	 */
+	public int inFlight() {
+		return this.bulkhead.getBulkheadConfig().getMaxConcurrentCalls()
+				- this.bulkhead.getMetrics().getAvailableConcurrentCalls();
+	}
+
+	/**
+	 * Return how many invocations of this hook were refused because its limit was
+	 * reached: dropped observers, or modify calls that got the fail policy at once.
+	 * @return the refused invocations since startup
+	 */
+	public long rejectedInvocations() {
+		return this.rejected.get();
+	}
+
+	/**
+	 * Count a refused invocation.
+	 * @return {@code true} for the first one, so it is logged once
+	 */
+	boolean reject() {
+		return this.rejected.getAndIncrement() == 0;
 	}
 
 	/**

@@ -56,6 +56,8 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 
 	private final HookTimeouts timeouts;
 
+	private final HookGuards guards;
+
 	private final String timeoutsPrefix;
 
 	private final HookMethodValidator validator = new HookMethodValidator();
@@ -73,11 +75,24 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 	 * @param timeoutsPrefix the configuration prefix of the timeouts, for error messages
 	 */
 	public HookMethodProcessor(HookRegistry registry, HookTimeouts timeouts, String timeoutsPrefix) {
+		this(registry, timeouts, timeoutsPrefix, HookGuards.defaults());
+	}
+
+	/**
+	 * Create a processor.
+	 * @param registry the registry to fill
+	 * @param timeouts the timeout configuration
+	 * @param timeoutsPrefix the configuration prefix of the timeouts, for error messages
+	 * @param guards makes each hook's time limiter and bulkhead
+	 */
+	public HookMethodProcessor(HookRegistry registry, HookTimeouts timeouts, String timeoutsPrefix, HookGuards guards) {
 		Assert.notNull(registry, "'registry' must not be null");
 		Assert.notNull(timeouts, "'timeouts' must not be null");
+		Assert.notNull(guards, "'guards' must not be null");
 		this.registry = registry;
 		this.timeouts = timeouts;
 		this.timeoutsPrefix = timeoutsPrefix;
+		this.guards = guards;
 	}
 
 	@Override
@@ -253,7 +268,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		}
 		Duration timeout = this.timeouts.resolve(candidate.hookName(), candidate.point(), candidate.lane(),
 				candidate.annotationTimeoutMs());
-		return new HookMethod(beanName, candidate.point(), candidate.lane(), invocable, bean, timeout);
+		return new HookMethod(beanName, candidate.point(), candidate.lane(), invocable, bean, timeout, this.guards);
 	}
 
 	private void logSummary(List<HookMethod> hooks) {

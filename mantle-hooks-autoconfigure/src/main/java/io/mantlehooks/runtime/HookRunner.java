@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
@@ -43,18 +44,16 @@ public class HookRunner implements DisposableBean {
 	 * @param registry the hooks
 	 * @param executor the executor that runs hooks; each task restores the turn's context
 	 * itself
-	 * @param maxConcurrentObservers how many observe invocations may be in flight at once
 	 */
-	public HookRunner(HookRegistry registry, Executor executor, int maxConcurrentObservers) {
+	public HookRunner(HookRegistry registry, Executor executor) {
 		Assert.notNull(registry, "'registry' must not be null");
 		Assert.notNull(executor, "'executor' must not be null");
-		Assert.isTrue(maxConcurrentObservers > 0, "'maxConcurrentObservers' must be positive");
 		this.registry = registry;
 		this.executor = executor;
 		this.timer = new ScheduledThreadPoolExecutor(1, timerThreadFactory());
 		this.timer.setRemoveOnCancelPolicy(true);
 		HookDeadlines deadlines = new HookDeadlines(this.timer);
-		this.observeLane = new ObserveLane(executor, deadlines, maxConcurrentObservers);
+		this.observeLane = new ObserveLane(executor, deadlines);
 		this.modifyLane = new ModifyLane(executor, deadlines);
 	}
 
@@ -188,20 +187,30 @@ public class HookRunner implements DisposableBean {
 	}
 
 	/**
-	 * Return how many observe invocations were dropped because
-	 * {@code mantle.hooks.observers.max-concurrent} were already in flight.
-	 * @return the number of dropped invocations since startup
+	 * Return how many observe invocations were dropped because their hook already had
+	 * {@code mantle.hooks.observers.max-concurrent} in flight.
+	 * @return the number of dropped invocations since startup, all observers together
 	 */
 	public long getDroppedObserverInvocations() {
-		return this.observeLane.dropped();
+		return sum(HookLane.OBSERVE, HookMethod::rejectedInvocations);
 	}
 
 	/**
 	 * Return how many observe invocations are in flight now.
-	 * @return the number of running observe invocations
+	 * @return the number of running (or abandoned, still running) observe invocations
 	 */
 	public int getObserversInFlight() {
-		return this.observeLane.inFlight();
+		return (int) sum(HookLane.OBSERVE, HookMethod::inFlight);
+	}
+
+	private long sum(HookLane lane, ToLongFunction<HookMethod> value) {
+		long total = 0;
+		for (HookMethod hook : this.registry.hooks()) {
+			if (hook.lane() == lane) {
+				total += value.applyAsLong(hook);
+			}
+		}
+		return total;
 	}
 
 	private static void checkPayload(HookPoint point, HookPayload payload) {

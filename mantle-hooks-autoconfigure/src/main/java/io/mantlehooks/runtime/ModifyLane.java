@@ -8,6 +8,7 @@ import java.util.concurrent.TimeoutException;
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookSignal;
+import io.mantlehooks.PayloadTooDeepException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -35,10 +36,13 @@ final class ModifyLane {
 	}
 
 	<P extends HookPayload> CompletableFuture<ModifyResult<P>> start(HookMethod hook, P payload, HookScope scope) {
+		if (!hook.tryAcquirePermission()) {
+			return CompletableFuture.completedFuture(scope.call(() -> bulkheadFull(hook)));
+		}
 		CompletableFuture<ModifyResult<P>> result = new CompletableFuture<>();
 		P input = PayloadCopies.forModifier(payload);
-		HookInvocation invocation = HookInvocation.start(hook, input, scope, this.executor, this.deadlines, () -> {
-		});
+		HookInvocation invocation = HookInvocation.start(hook, input, scope, this.executor, this.deadlines,
+				hook.bulkhead()::onComplete);
 		invocation.outcome().whenComplete((returned, ex) -> {
 			// the hook's TimeLimiter publishes what happened (its events and metrics)
 			if (ex == null) {
@@ -86,18 +90,46 @@ final class ModifyLane {
 			if (cause instanceof TimeoutException) {
 				return failed(hook, HookFailure.Kind.TIMEOUT, null);
 			}
+			if (cause instanceof HookInvocation.NullStage nullStage) {
+				return invalid(hook, nullStage.getMessage());
+			}
+			if (cause instanceof PayloadTooDeepException tooDeep) {
+				return invalid(hook, "a payload nested too deep (" + tooDeep.getMessage() + ")");
+			}
 			return failed(hook, HookFailure.Kind.CRASH, cause);
 		}
 		if (!hook.point().payloadType().isInstance(returned)) {
-			logger.warn(
-					describe(hook) + " returned " + ((returned != null) ? "a " + returned.getClass().getName() : "null")
-							+ " instead of a " + hook.point().payloadType().getSimpleName() + policy(hook));
-			return new ModifyResult.Failed<>(
-					new HookFailure(hook.name(), hook.point(), HookFailure.Kind.INVALID_RETURN, null));
+			return invalid(hook, ((returned != null) ? "a " + returned.getClass().getName() : "null") + " instead of a "
+					+ hook.point().payloadType().getSimpleName());
 		}
 		@SuppressWarnings("unchecked")
 		P rewritten = (P) returned;
+		String problem = ReturnCheck.problem(rewritten);
+		if (problem != null) {
+			return invalid(hook, problem);
+		}
 		return new ModifyResult.Proceed<>(IdentityWall.restore(rewritten, payload));
+	}
+
+	/**
+	 * The hook already has its limit of invocations in flight (hung ones among them): the
+	 * point's fail policy applies at once, without waiting for a timeout.
+	 */
+	private static <P extends HookPayload> ModifyResult<P> bulkheadFull(HookMethod hook) {
+		if (hook.reject()) {
+			logger.warn(describe(hook) + " already has " + hook.bulkhead().getBulkheadConfig().getMaxConcurrentCalls()
+					+ " invocations in flight (mantle.hooks.modify.max-concurrent); applying the fail policy "
+					+ hook.point().failPolicy() + " at once to further calls until some return; they are counted, "
+					+ "not logged");
+		}
+		return new ModifyResult.Failed<>(
+				new HookFailure(hook.name(), hook.point(), HookFailure.Kind.BULKHEAD_FULL, null));
+	}
+
+	private static <P extends HookPayload> ModifyResult<P> invalid(HookMethod hook, String what) {
+		logger.warn(describe(hook) + " returned " + what + policy(hook));
+		return new ModifyResult.Failed<>(
+				new HookFailure(hook.name(), hook.point(), HookFailure.Kind.INVALID_RETURN, null));
 	}
 
 	private static <P extends HookPayload> ModifyResult<P> signalled(HookMethod hook, HookSignal signal, P payload) {

@@ -205,7 +205,8 @@ class MantleHooksConfigurationTests {
 		assertThat(names).containsExactlyInAnyOrder("mantle.hooks.enabled", "mantle.hooks.max-iterations",
 				"mantle.hooks.responses", "mantle.hooks.timeouts.observe", "mantle.hooks.timeouts.modify",
 				"mantle.hooks.timeouts.point", "mantle.hooks.timeouts.hook", "mantle.hooks.observers.max-concurrent",
-				"mantle.hooks.executor.virtual-threads", "mantle.hooks.unhooked-calls");
+				"mantle.hooks.executor.virtual-threads", "mantle.hooks.unhooked-calls",
+				"mantle.hooks.modify.max-concurrent");
 		List<String> descriptions = JsonPath.read(json, "$.properties[*].description");
 		assertThat(descriptions).hasSize(names.size())
 			.allSatisfy((description) -> assertThat(description).isNotBlank());

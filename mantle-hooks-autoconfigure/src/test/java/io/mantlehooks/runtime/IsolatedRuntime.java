@@ -54,7 +54,7 @@ public final class IsolatedRuntime {
 		processor.setBeanFactory(beanFactory);
 		processor.afterSingletonsInstantiated();
 		ExecutorService executor = Executors.newCachedThreadPool();
-		HookRunner runner = new HookRunner(registry, executor, 8);
+		HookRunner runner = new HookRunner(registry, executor);
 		List<String> results = new ArrayList<>();
 		try {
 			for (HookPoint point : HookPoint.values()) {

@@ -94,6 +94,12 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 			return cancelled(request, turn);
 		}
 		catch (RuntimeException | Error ex) {
+			if (interrupted(ex)) {
+				// the provider call gave up because the caller's thread was interrupted
+				lifecycle.end(TurnStatus.CANCELLED);
+				Thread.currentThread().interrupt();
+				return cancelled(request, turn);
+			}
 			lifecycle.end(TurnStatus.ERROR);
 			throw ex;
 		}
@@ -150,6 +156,19 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 		}
 		TurnContexts.Chunks chunks = new TurnContexts.Chunks(turn);
 		return CurrentTurnPropagation.subscribeWithin(turn, chain.nextStream(request)).map(chunks::leave);
+	}
+
+	private static boolean interrupted(Throwable ex) {
+		if (Thread.currentThread().isInterrupted()) {
+			return true;
+		}
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof InterruptedException || (cause instanceof java.io.InterruptedIOException
+					&& !(cause instanceof java.net.SocketTimeoutException))) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static TurnStatus status(@Nullable SignalType signal) {

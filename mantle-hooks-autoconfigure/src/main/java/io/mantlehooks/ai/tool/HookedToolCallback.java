@@ -3,6 +3,7 @@ package io.mantlehooks.ai.tool;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.mantlehooks.ai.turn.TurnCancelledException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -56,6 +57,11 @@ final class HookedToolCallback implements ToolCallback {
 	@Override
 	public String call(String toolInput, @Nullable ToolContext toolContext) {
 		String name = getToolDefinition().name();
+		if (Thread.currentThread().isInterrupted()) {
+			// the turn's .call() thread was interrupted: no further tool of the batch
+			// runs
+			throw new TurnCancelledException();
+		}
 		int index = this.batch.next(name);
 		Map<String, Object> metadata = this.batch.metadata(index);
 		ToolContext context = toolContext;

@@ -52,6 +52,9 @@ public final class Steps {
 				current = (Step) await.then.apply(await(await.pending));
 			}
 			else {
+				if (Thread.currentThread().isInterrupted()) {
+					throw new TurnCancelledException();
+				}
 				Step.Blocking blocking = (Step.Blocking) current;
 				current = (Step) blocking.then.apply(blocking.work.get());
 			}
@@ -59,6 +62,10 @@ public final class Steps {
 	}
 
 	private static @Nullable Object await(CompletableFuture<?> pending) {
+		if (Thread.currentThread().isInterrupted()) {
+			// an interrupted turn stops at its next wait, even for a result already there
+			throw new TurnCancelledException();
+		}
 		try {
 			return pending.get();
 		}
@@ -191,6 +198,11 @@ public final class Steps {
 
 		private void fail(Throwable ex) {
 			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+			if (cause instanceof VirtualMachineError || cause instanceof LinkageError) {
+				// Reactor drops JVM-fatal errors instead of signalling them; a turn that
+				// failed that way must still end
+				cause = new IllegalStateException("The turn failed with " + cause.getClass().getName(), cause);
+			}
 			if (!this.cancelled) {
 				this.sink.error(cause);
 			}

@@ -86,8 +86,8 @@ public final class Turn {
 	 * @param context the advisor context
 	 * @param caller the caller's thread context, restored wherever the turn's hooks run
 	 * @return the new turn
-	 * @throws IllegalArgumentException when the call metadata is not a map of JSON-like
-	 * values
+	 * @throws IllegalArgumentException when the call metadata is not a map, or nests
+	 * deeper than payloads accept ({@link io.mantlehooks.PayloadTooDeepException})
 	 */
 	public static Turn start(Map<String, @Nullable Object> context, CallerContext caller) {
 		Object sender = context.get(MantleHooks.SENDER_ID);
@@ -152,8 +152,8 @@ public final class Turn {
 			throw new IllegalArgumentException(
 					"Advisor param '" + MantleHooks.CALL + "' must be a Map, but is a " + value.getClass().getName());
 		}
-		// the payloads deep-copy it; a channel copies its metadata the same way
-		return (Map<String, Object>) map;
+		// copied (and checked) once: the payloads of the turn keep the copy as it is
+		return new TurnStartedPayload(false, "", "", (Map<String, Object>) map, Channel.none()).call();
 	}
 
 	private static Channel channelOf(@Nullable Object value) {
