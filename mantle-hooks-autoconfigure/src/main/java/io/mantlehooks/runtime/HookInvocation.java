@@ -17,7 +17,11 @@ import org.jspecify.annotations.Nullable;
  * an asynchronous hook: what its stage or {@code Mono} produced), with what it threw
  * (anything, {@code Error}s included), or with a {@link TimeoutException} when the
  * timeout passed first; then a blocking hook's thread is interrupted and an asynchronous
- * hook's stage cancelled.
+ * hook's stage cancelled. A modify hook's timeout counts from the moment it is handed to
+ * the executor (the turn waits for it, so its wait for a thread counts too); an observe
+ * hook's counts from the moment a thread starts it (nobody waits for it, and on a
+ * saturated machine it should still run rather than time out unstarted, so that turn
+ * started and turn finished observers always see their pair).
  * <p>
  * The invocation counts as finished (and {@code onFinished} runs once) only when the hook
  * has really stopped: its thread is free again and its stage, if any, has completed or
@@ -36,6 +40,8 @@ final class HookInvocation implements Runnable {
 
 	private final Runnable onFinished;
 
+	private final HookDeadlines deadlines;
+
 	private final CompletableFuture<@Nullable Object> outcome = new CompletableFuture<>();
 
 	/** Thread and stage still to settle: 2 for an asynchronous hook, 1 otherwise. */
@@ -45,10 +51,12 @@ final class HookInvocation implements Runnable {
 
 	private volatile @Nullable CompletableFuture<?> stage;
 
-	private HookInvocation(HookMethod hook, Object payload, HookScope scope, Runnable onFinished) {
+	private HookInvocation(HookMethod hook, Object payload, HookScope scope, HookDeadlines deadlines,
+			Runnable onFinished) {
 		this.hook = hook;
 		this.payload = payload;
 		this.scope = scope;
+		this.deadlines = deadlines;
 		this.onFinished = onFinished;
 		this.unsettled = new AtomicInteger((hook.style() == InvocationStyle.BLOCKING) ? 1 : 2);
 	}
@@ -59,13 +67,15 @@ final class HookInvocation implements Runnable {
 	 */
 	static HookInvocation start(HookMethod hook, Object payload, HookScope scope, Executor executor,
 			HookDeadlines deadlines, Runnable onFinished) {
-		HookInvocation invocation = new HookInvocation(hook, payload, scope, onFinished);
+		HookInvocation invocation = new HookInvocation(hook, payload, scope, deadlines, onFinished);
 		invocation.outcome.whenComplete((result, ex) -> {
 			if (ex instanceof TimeoutException) {
 				invocation.abandon();
 			}
 		});
-		deadlines.watch(invocation);
+		if (hook.lane() == HookLane.MODIFY) {
+			deadlines.watch(invocation);
+		}
 		try {
 			executor.execute(invocation);
 		}
@@ -101,6 +111,9 @@ final class HookInvocation implements Runnable {
 		}
 		synchronized (this) {
 			this.thread = Thread.currentThread();
+		}
+		if (this.hook.lane() == HookLane.OBSERVE) {
+			this.deadlines.watch(this);
 		}
 		try {
 			this.scope.run(this::invoke);

@@ -46,6 +46,7 @@ import org.springframework.ai.vectorstore.VectorStore;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -106,6 +107,9 @@ class FaultMatrixTests {
 		Awaitility.reset();
 		context.close();
 		openAi.close();
+		// the logging system outlives the context: give later test classes their log
+		// output back
+		LoggingSystem.get(FaultMatrixTests.class.getClassLoader()).setLogLevel("io.mantlehooks", null);
 	}
 
 	@AfterEach

@@ -138,7 +138,7 @@ class UnhookedCallTests {
 					.stream()
 					.content();
 				assertThatExceptionOfType(UnhookedModelCallException.class).isThrownBy(stream::blockLast);
-				assertThat(context.getBean(CannedChatModel.class).calls).isZero();
+				assertThat(context.getBean(CannedChatModel.class).calls()).isZero();
 			});
 	}
 
@@ -148,7 +148,12 @@ class UnhookedCallTests {
 	 */
 	static class CannedChatModel implements ChatModel {
 
-		volatile int calls;
+		private volatile int calls;
+
+		// a method, not a field: the bean is wrapped in a class-preserving proxy
+		int calls() {
+			return this.calls;
+		}
 
 		@Override
 		public ChatResponse call(Prompt prompt) {

@@ -252,6 +252,25 @@ class HookRunnerTests {
 	}
 
 	@Test
+	void observerTimeoutCountsFromItsStartAndModifyTimeoutFromItsHandOff() {
+		// every task waits 300 ms for a thread, far past both 100 ms timeouts
+		this.contextRunner.withUserConfiguration(SlowStartExecutorConfiguration.class)
+			.withBean("crashingResponseHook", CrashingResponseHook.class)
+			.withPropertyValues("mantle.hooks.timeouts.observe=100ms", "mantle.hooks.timeouts.modify=100ms")
+			.run((context) -> {
+				HookRunner runner = context.getBean(HookRunner.class);
+				SlowStartExecutorConfiguration.Observer observer = context
+					.getBean(SlowStartExecutorConfiguration.Observer.class);
+				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("late but seen"), HookScope.none());
+				assertThat(observer.seen.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("late but seen");
+				ModifyResult<ModelResponsePayload> result = runner.runAndWait(HookPoint.MODEL_RESPONSE, response("hi"),
+						HookScope.none());
+				assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class,
+						(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT));
+			});
+	}
+
+	@Test
 	void observerInvocationsBeyondTheLimitAreDroppedAndCounted() {
 		this.contextRunner.withBean("blockingObserver", BlockingObserver.class)
 			.withPropertyValues("mantle.hooks.timeouts.observe=5s", "mantle.hooks.observers.max-concurrent=2")
@@ -416,6 +435,42 @@ class HookRunnerTests {
 		@Bean
 		FailingObservers otherPointHooks() {
 			return new FailingObservers();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SlowStartExecutorConfiguration {
+
+		@Bean
+		org.springframework.core.task.AsyncTaskExecutor mantleHookExecutor() {
+			org.springframework.core.task.SimpleAsyncTaskExecutor executor = new org.springframework.core.task.SimpleAsyncTaskExecutor();
+			executor.setTaskDecorator((task) -> () -> {
+				try {
+					Thread.sleep(300);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				task.run();
+			});
+			return executor;
+		}
+
+		@Bean
+		Observer outgoingObserver() {
+			return new Observer();
+		}
+
+		static class Observer {
+
+			final java.util.concurrent.BlockingQueue<String> seen = new java.util.concurrent.LinkedBlockingQueue<>();
+
+			@OnOutgoingText
+			void watch(OutgoingTextPayload outgoing) {
+				this.seen.add(outgoing.text());
+			}
+
 		}
 
 	}

@@ -1,0 +1,165 @@
+package io.mantlehooks.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.annotation.ModifyToolCall;
+import io.mantlehooks.annotation.ModifyToolResult;
+import io.mantlehooks.annotation.OnToolCall;
+import reactor.core.publisher.Flux;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.advisor.ToolCallAdvisor;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.tool.annotation.Tool;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * How the cost of one model response with many tool calls grows with the batch: plain
+ * Spring AI (its own tool advisor) against the starter with a tool-call modify hook, a
+ * tool-call observer and a tool-result modify hook. Prints, per batch size, the median of
+ * five turns and the time per tool call; constant time per call means linear growth.
+ * <p>
+ * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure verify
+ * -Dbench.main=io.mantlehooks.bench.ToolBatchScaling -Dbench.args="100 1000 10000"}
+ */
+public final class ToolBatchScaling {
+
+	private static final Map<String, Object> NO_LIMITS = Map.of("spring.ai.tools.limits.max-calls-per-tool-default",
+			"1000000", "spring.ai.tools.limits.max-total-tool-calls", "1000000", "mantle.hooks.timeouts.modify", "5s",
+			"logging.level.io.mantlehooks", "error");
+
+	private ToolBatchScaling() {
+	}
+
+	public static void main(String[] args) {
+		int[] sizes = (args.length > 0) ? Arrays.stream(args).mapToInt(Integer::parseInt).toArray()
+				: new int[] { 100, 1_000, 10_000 };
+		BatchModel model = new BatchModel();
+		ConfigurableApplicationContext plain = BenchApplication.start(model, null, NO_LIMITS);
+		ConfigurableApplicationContext hooked = BenchApplication.start(model, ToolHooks.class, NO_LIMITS);
+		// plain Spring AI runs tools in its own advisor; the starter brings its tool loop
+		ChatClient plainClient = plain.getBean(ChatClient.Builder.class)
+			.defaultAdvisors(
+					ToolCallAdvisor.builder().toolCallingManager(plain.getBean(ToolCallingManager.class)).build())
+			.build();
+		ChatClient hookedClient = BenchApplication.chatClient(hooked);
+		System.out.printf("%8s | %12s %10s | %12s %10s | %6s%n", "calls", "plain ms", "µs/call", "hooked ms",
+				"µs/call", "x");
+		for (int size : sizes) {
+			model.size = size;
+			double plainMs = medianMillis(plainClient, size);
+			double hookedMs = medianMillis(hookedClient, size);
+			System.out.printf("%8d | %12.1f %10.1f | %12.1f %10.1f | %6.2f%n", size, plainMs, plainMs * 1000 / size,
+					hookedMs, hookedMs * 1000 / size, hookedMs / plainMs);
+		}
+		plain.close();
+		hooked.close();
+	}
+
+	private static double medianMillis(ChatClient client, int size) {
+		int rounds = (size >= 10_000) ? 5 : 9;
+		for (int i = 0; i < 2; i++) {
+			turn(client, size);
+		}
+		double[] millis = new double[rounds];
+		for (int i = 0; i < rounds; i++) {
+			long start = System.nanoTime();
+			turn(client, size);
+			millis[i] = (System.nanoTime() - start) / 1e6;
+		}
+		Arrays.sort(millis);
+		return millis[rounds / 2];
+	}
+
+	private static void turn(ChatClient client, int size) {
+		LookupTools tools = new LookupTools();
+		String reply = client.prompt().user("Look them all up").tools(tools).call().content();
+		if (!"All found.".equals(reply) || tools.calls.get() != size) {
+			throw new IllegalStateException("Unexpected turn: " + reply + " after " + tools.calls + " calls");
+		}
+	}
+
+	/**
+	 * Answers the first request with {@code size} tool calls and the second with text.
+	 */
+	static final class BatchModel implements ChatModel {
+
+		volatile int size;
+
+		@Override
+		public ChatResponse call(Prompt prompt) {
+			List<Message> messages = prompt.getInstructions();
+			if (messages.get(messages.size() - 1) instanceof ToolResponseMessage) {
+				return new ChatResponse(List.of(new Generation(new AssistantMessage("All found."))));
+			}
+			List<AssistantMessage.ToolCall> calls = new ArrayList<>(this.size);
+			for (int i = 0; i < this.size; i++) {
+				calls.add(new AssistantMessage.ToolCall("call_" + i, "function", "lookup", "{\"id\":\"" + i + "\"}"));
+			}
+			return new ChatResponse(List.of(new Generation(AssistantMessage.builder().content("").toolCalls(calls).build())));
+		}
+
+		@Override
+		public Flux<ChatResponse> stream(Prompt prompt) {
+			return Flux.just(call(prompt));
+		}
+
+		@Override
+		public ChatOptions getOptions() {
+			// tool-calling options, as every provider's: Spring AI's tool advisor needs them
+			return ToolCallingChatOptions.builder().build();
+		}
+
+		@Override
+		public ChatOptions getDefaultOptions() {
+			return getOptions();
+		}
+
+	}
+
+	public static class LookupTools {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		@Tool(name = "lookup", description = "Look up an order")
+		public String lookup(String id) {
+			this.calls.incrementAndGet();
+			return "N" + id + " found";
+		}
+
+	}
+
+	public static class ToolHooks {
+
+		@ModifyToolCall
+		public ToolCallPayload call(ToolCallPayload call) {
+			return call;
+		}
+
+		@OnToolCall
+		public void seen(ToolCallPayload call) {
+		}
+
+		@ModifyToolResult
+		public ToolResultPayload result(ToolResultPayload result) {
+			return result;
+		}
+
+	}
+
+}

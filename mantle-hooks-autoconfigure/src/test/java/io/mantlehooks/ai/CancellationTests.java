@@ -1,0 +1,251 @@
+package io.mantlehooks.ai;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.TurnFinishedPayload;
+import io.mantlehooks.TurnStartedPayload;
+import io.mantlehooks.TurnStatus;
+import io.mantlehooks.annotation.ModifyIncomingMessage;
+import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.runtime.HookRegistry;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
+import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.Ordered;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A streamed turn may be cancelled at any moment: before it starts, between turn started
+ * and the model's subscription, while a hook runs, mid-stream. Every turn that started
+ * finishes exactly once, and nothing is left running.
+ */
+class CancellationTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(ChatTestSupport.mantleConfigurations())
+		.withBean("pacedModel", PacedModel.class)
+		.withBean("recordingObservers", RecordingObservers.class);
+
+	@Test
+	void cancelledBetweenTurnStartedAndTheModelsSubscriptionFinishesOnceLiveAndBuffered() {
+		for (boolean buffered : List.of(false, true)) {
+			ApplicationContextRunner runner = buffered ? this.contextRunner.withBean("outgoingHook", OutgoingHook.class)
+					: this.contextRunner;
+			runner.run((context) -> {
+				RecordingObservers observers = context.getBean(RecordingObservers.class);
+				Disposable subscription = chatClient(context).prompt()
+					.user("Hi")
+					.advisors(new SlowStep())
+					.stream()
+					.content()
+					.subscribe();
+				await().atMost(WAIT).until(() -> observers.of(TurnStartedPayload.class).size() == 1);
+				Thread.sleep(60);
+				subscription.dispose();
+				await().atMost(WAIT).until(() -> observers.of(TurnFinishedPayload.class).size() == 1);
+				await().during(Duration.ofMillis(300))
+					.atMost(WAIT)
+					.until(() -> observers.of(TurnFinishedPayload.class).size() == 1);
+				assertThat(observers.of(TurnFinishedPayload.class).get(0).status()).as("buffered=" + buffered)
+					.isEqualTo(TurnStatus.CANCELLED);
+				assertThat(context.getBean(PacedModel.class).active()).hasValue(0);
+			});
+		}
+	}
+
+	@Test
+	void cancelledWhileTheIncomingHookRunsStartsNoTurn() {
+		this.contextRunner.withBean("slowIncomingHook", SlowIncomingHook.class).run((context) -> {
+			SlowIncomingHook hook = context.getBean(SlowIncomingHook.class);
+			Disposable subscription = chatClient(context).prompt().user("Hi").stream().content().subscribe();
+			assertThat(hook.entered.await(10, TimeUnit.SECONDS)).isTrue();
+			subscription.dispose();
+			RecordingObservers observers = context.getBean(RecordingObservers.class);
+			// the running hook finishes (its observers see what it returned), but no turn
+			// starts and the model is never asked
+			await().during(Duration.ofMillis(400))
+				.atMost(WAIT)
+				.until(() -> observers.of(TurnStartedPayload.class).isEmpty()
+						&& observers.of(TurnFinishedPayload.class).isEmpty());
+			assertThat(context.getBean(PacedModel.class).subscriptions()).hasValue(0);
+		});
+	}
+
+	@Test
+	void everyStartedTurnOfAStormOfCancelledStreamsFinishesExactlyOnce() {
+		this.contextRunner.withBean("outgoingHook", OutgoingHook.class).run((context) -> stormOf(context, 400));
+		this.contextRunner.run((context) -> stormOf(context, 400));
+	}
+
+	private void stormOf(AssertableApplicationContext context, int turns) throws InterruptedException {
+		ChatClient chatClient = chatClient(context);
+		Random random = new Random(42);
+		List<Disposable> subscriptions = new ArrayList<>();
+		CountDownLatch ended = new CountDownLatch(turns);
+		for (int i = 0; i < turns; i++) {
+			Flux<String> stream = chatClient.prompt().user("turn " + i).stream().content();
+			switch (i % 3) {
+				case 0 -> {
+					Disposable subscription = stream.doFinally((signal) -> ended.countDown()).subscribe();
+					subscriptions.add(subscription);
+					Mono.delay(Duration.ofMillis(random.nextInt(120))).subscribe((tick) -> subscription.dispose());
+				}
+				case 1 -> subscriptions
+					.add(stream.take(1 + random.nextInt(3)).doFinally((signal) -> ended.countDown()).subscribe());
+				default -> subscriptions.add(stream.doFinally((signal) -> ended.countDown()).subscribe());
+			}
+		}
+		assertThat(ended.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+		RecordingObservers observers = context.getBean(RecordingObservers.class);
+		await().atMost(WAIT)
+			.untilAsserted(() -> assertThat(ids(observers.of(TurnFinishedPayload.class)))
+				.isEqualTo(ids(observers.of(TurnStartedPayload.class))));
+		await().during(Duration.ofMillis(300))
+			.atMost(WAIT)
+			.until(() -> observers.of(TurnFinishedPayload.class).size() == ids(observers.of(TurnStartedPayload.class))
+				.size());
+		List<String> finished = observers.of(TurnFinishedPayload.class)
+			.stream()
+			.map(TurnFinishedPayload::turnId)
+			.toList();
+		assertThat(finished).doesNotHaveDuplicates();
+		assertThat(observers.of(TurnFinishedPayload.class)).extracting(TurnFinishedPayload::status)
+			.contains(TurnStatus.COMPLETED, TurnStatus.CANCELLED);
+		// nothing left behind: no model stream still subscribed, no hook invocation and
+		// no
+		// hook-executor thread still busy
+		await().atMost(WAIT).untilAsserted(() -> assertThat(context.getBean(PacedModel.class).active()).hasValue(0));
+		await().atMost(WAIT)
+			.until(() -> context.getBean(HookRegistry.class).hooks().stream().allMatch((hook) -> hook.inFlight() == 0));
+		if (context.getBean("mantleHookExecutor") instanceof ThreadPoolTaskExecutor executor) {
+			await().atMost(WAIT).until(() -> executor.getActiveCount() == 0);
+		}
+		subscriptions.forEach(Disposable::dispose);
+	}
+
+	private static Set<String> ids(List<? extends Object> payloads) {
+		return payloads.stream()
+			.map((payload) -> (payload instanceof TurnStartedPayload started) ? started.turnId()
+					: ((TurnFinishedPayload) payload).turnId())
+			.collect(Collectors.toSet());
+	}
+
+	private static ChatClient chatClient(AssertableApplicationContext context) {
+		return ChatTestSupport.chatClient(context);
+	}
+
+	/**
+	 * An advisor of the application that takes 150 ms before the turn goes on.
+	 */
+	static class SlowStep implements StreamAdvisor {
+
+		@Override
+		public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
+			return Mono.delay(Duration.ofMillis(150)).thenMany(Flux.defer(() -> chain.nextStream(request)));
+		}
+
+		@Override
+		public String getName() {
+			return "slowStep";
+		}
+
+		@Override
+		public int getOrder() {
+			return Ordered.HIGHEST_PRECEDENCE + 150;
+		}
+
+	}
+
+	static class OutgoingHook {
+
+		@ModifyOutgoingText
+		OutgoingTextPayload review(OutgoingTextPayload text) {
+			return text.withText(text.text() + " [reviewed]");
+		}
+
+	}
+
+	static class SlowIncomingHook {
+
+		final CountDownLatch entered = new CountDownLatch(1);
+
+		@ModifyIncomingMessage
+		IncomingMessagePayload slow(IncomingMessagePayload message) throws InterruptedException {
+			this.entered.countDown();
+			Thread.sleep(300);
+			return message;
+		}
+
+	}
+
+	/**
+	 * Streams five words, one every 10 ms, and counts its live subscriptions.
+	 */
+	static class PacedModel implements ChatModel {
+
+		private final AtomicInteger active = new AtomicInteger();
+
+		private final AtomicInteger subscriptions = new AtomicInteger();
+
+		// methods, not fields: the bean is wrapped in a class-preserving proxy
+		AtomicInteger active() {
+			return this.active;
+		}
+
+		AtomicInteger subscriptions() {
+			return this.subscriptions;
+		}
+
+		@Override
+		public ChatResponse call(Prompt prompt) {
+			return response("one two three four five");
+		}
+
+		@Override
+		public Flux<ChatResponse> stream(Prompt prompt) {
+			return Flux.interval(Duration.ofMillis(10))
+				.take(5)
+				.map((i) -> response("word" + i + " "))
+				.doOnSubscribe((subscription) -> {
+					this.active.incrementAndGet();
+					this.subscriptions.incrementAndGet();
+				})
+				.doFinally((signal) -> this.active.decrementAndGet());
+		}
+
+		private static ChatResponse response(String text) {
+			return new ChatResponse(List.of(new Generation(new AssistantMessage(text))));
+		}
+
+	}
+
+}

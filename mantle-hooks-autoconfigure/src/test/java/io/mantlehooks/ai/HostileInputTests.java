@@ -1,0 +1,236 @@
+package io.mantlehooks.ai;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.mantlehooks.Channel;
+import io.mantlehooks.MantleHooks;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModelResponsePayload;
+import io.mantlehooks.ModelToolCall;
+import io.mantlehooks.PayloadTooDeepException;
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.ai.FakeOpenAiServer.Reply;
+import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
+import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.annotation.ModifyModelResponse;
+import io.mantlehooks.annotation.ModifyToolCall;
+import io.mantlehooks.annotation.OnToolResult;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.tool.annotation.Tool;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Input that should not be trusted, from clients and hooks: engine-owned keys passed as
+ * params, identity nested too deep, model settings a provider would choke on, a tool
+ * renamed to one that was not offered, and very large tool-call batches.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class HostileInputTests {
+
+	private static final String TOOL_ERROR = "Sorry, I couldn't complete that action. Please try again.";
+
+	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+
+	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi);
+
+	@AfterEach
+	void stopServer() {
+		this.openAi.close();
+	}
+
+	@Test
+	void clientSuppliedOutcomeKeysNeverComeBackAsTheEngines() {
+		this.openAi.reply(Reply.text("Hello."), Reply.text("Hello again."));
+		this.contextRunner.withBean("scriptedHooks", ScriptedHooks.class).run((context) -> {
+			ChatClientResponse called = ChatTestSupport.chatClient(context)
+				.prompt()
+				.user("Hi")
+				.advisors((spec) -> spec.param(MantleHooks.OUTCOME, "rejected")
+					.param(MantleHooks.REASON, "spoofed")
+					.param(MantleHooks.TURN_ID, "spoofed-turn"))
+				.call()
+				.chatClientResponse();
+			assertThat(called.context()).doesNotContainKeys(MantleHooks.OUTCOME, MantleHooks.REASON);
+			assertThat(called.context().get(MantleHooks.TURN_ID)).isNotEqualTo("spoofed-turn");
+			List<ChatClientResponse> streamed = ChatTestSupport.chatClient(context)
+				.prompt()
+				.user("Hi")
+				.advisors((spec) -> spec.param(MantleHooks.OUTCOME, "rejected").param(MantleHooks.REASON, "spoofed"))
+				.stream()
+				.chatClientResponse()
+				.collectList()
+				.block(Duration.ofSeconds(10));
+			assertThat(streamed).isNotEmpty()
+				.allSatisfy((chunk) -> assertThat(chunk.context()).doesNotContainKeys(MantleHooks.OUTCOME,
+						MantleHooks.REASON));
+		});
+	}
+
+	@Test
+	void identityNestedTooDeepFailsTheTurnBeforeItStarts() {
+		this.contextRunner.withBean("recordingObservers", RecordingObservers.class).run((context) -> {
+			Map<String, Object> deep = FaultyHooks.deep();
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> MantleHooks.identity("user-1", Channel.of("web"), deep))
+				.isInstanceOf(PayloadTooDeepException.class);
+			assertThatExceptionOfType(PayloadTooDeepException.class)
+				.isThrownBy(() -> ChatTestSupport.chatClient(context)
+					.prompt()
+					.user("Hi")
+					.advisors((spec) -> spec.param(MantleHooks.CALL, deep))
+					.call()
+					.content());
+			// a streamed turn ends with the error, it does not hang
+			assertThatExceptionOfType(PayloadTooDeepException.class)
+				.isThrownBy(() -> ChatTestSupport.chatClient(context)
+					.prompt()
+					.user("Hi")
+					.advisors((spec) -> spec.param(MantleHooks.CALL, deep))
+					.stream()
+					.content()
+					.blockLast(Duration.ofSeconds(10)));
+			assertThat(this.openAi.requests()).isEmpty();
+			assertThat(context.getBean(RecordingObservers.class).seen).isEmpty();
+		});
+	}
+
+	@Test
+	void modelSettingsOutOfRangeAreAnInvalidReturnNamingTheField(CapturedOutput output) {
+		this.contextRunner.withBean("badSettingsHook", BadSettingsHook.class).run((context) -> {
+			BadSettingsHook hook = context.getBean(BadSettingsHook.class);
+			for (; hook.next < 3; hook.next++) {
+				ChatClientResponse response = ChatTestSupport.chatClient(context)
+					.prompt()
+					.user("Hi")
+					.call()
+					.chatClientResponse();
+				assertThat(response.chatResponse().getResult().getOutput().getText())
+					.isEqualTo("Sorry, something went wrong on our side. Please try again.");
+				assertThat(response.context()).containsEntry(MantleHooks.OUTCOME, "hook_error");
+			}
+			assertThat(this.openAi.requests()).isEmpty();
+		});
+		assertThat(output).contains("returned model setting temperature=NaN")
+			.contains("returned model setting maxTokens=-5")
+			.contains("returned model setting topP=Infinity");
+	}
+
+	@Test
+	void responseHookRenamingACallToAToolNotOfferedFailsClosedWithoutToolHooks() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}")));
+		this.contextRunner.withBean("renamingHook", RenamingHook.class).run((context) -> {
+			BatchTools tools = new BatchTools();
+			ChatClientResponse response = ChatTestSupport.chatClient(context)
+				.prompt()
+				.user("Look up A1")
+				.tools(tools)
+				.call()
+				.chatClientResponse();
+			assertThat(response.chatResponse().getResult().getOutput().getText()).isEqualTo(TOOL_ERROR);
+			assertThat(response.context()).containsEntry(MantleHooks.OUTCOME, "hook_error");
+			assertThat(tools.calls).isEmpty();
+			assertThat(this.openAi.requests()).hasSize(1);
+		});
+	}
+
+	@Test
+	void largeBatchRunsEveryCallOnceThroughItsHooks() {
+		int size = 2_000;
+		List<ToolCall> calls = new ArrayList<>(size);
+		for (int i = 0; i < size; i++) {
+			calls.add(new ToolCall("call_" + i, "lookup", "{\"id\":\"" + i + "\"}"));
+		}
+		this.openAi.reply(Reply.toolCalls(calls.toArray(ToolCall[]::new)), Reply.text("All found."));
+		this.contextRunner.withBean("batchHooks", BatchHooks.class)
+			.withPropertyValues("spring.ai.tools.limits.max-calls-per-tool-default=100000",
+					"spring.ai.tools.limits.max-total-tool-calls=100000")
+			.run((context) -> {
+				BatchTools tools = new BatchTools();
+				String reply = ChatTestSupport.chatClient(context)
+					.prompt()
+					.user("Look them all up")
+					.tools(tools)
+					.call()
+					.content();
+				assertThat(reply).isEqualTo("All found.");
+				assertThat(tools.calls).hasSize(size).startsWith("N0", "N1").endsWith("N" + (size - 1));
+				BatchHooks hooks = context.getBean(BatchHooks.class);
+				assertThat(hooks.preflights).hasSize(size);
+				List<String> replayed = this.openAi.messages(1);
+				assertThat(replayed).hasSize(2 + size);
+				assertThat(replayed.get(2)).isEqualTo("tool: \"N0 found\"");
+				assertThat(replayed.get(1 + size)).isEqualTo("tool: \"N" + (size - 1) + " found\"");
+			});
+	}
+
+	static class BadSettingsHook {
+
+		volatile int next;
+
+		@ModifyModelRequest
+		ModelRequestPayload settings(ModelRequestPayload request) {
+			return switch (this.next) {
+				case 0 -> request.withModelSettings(request.modelSettings().withTemperature(Double.NaN));
+				case 1 -> request.withModelSettings(request.modelSettings().withMaxTokens(-5));
+				default -> request.withModelSettings(request.modelSettings().withTopP(Double.POSITIVE_INFINITY));
+			};
+		}
+
+	}
+
+	static class RenamingHook {
+
+		@ModifyModelResponse
+		ModelResponsePayload rename(ModelResponsePayload response) {
+			return response.withToolCalls(response.toolCalls()
+				.stream()
+				.map((call) -> new ModelToolCall(call.id(), "delete_everything", call.toolArgs(), call.type()))
+				.toList());
+		}
+
+	}
+
+	static class BatchHooks {
+
+		final List<String> preflights = new CopyOnWriteArrayList<>();
+
+		@ModifyToolCall
+		ToolCallPayload preflight(ToolCallPayload call) {
+			this.preflights.add(call.arguments().get("id").toString());
+			return call.withArguments(Map.of("id", "N" + call.arguments().get("id")));
+		}
+
+		@OnToolResult
+		void audit(ToolResultPayload result) {
+		}
+
+	}
+
+	static class BatchTools {
+
+		final List<String> calls = new CopyOnWriteArrayList<>();
+
+		@Tool(name = "lookup", description = "Look up an order")
+		String lookup(String id) {
+			this.calls.add(id);
+			return id + " found";
+		}
+
+	}
+
+}
