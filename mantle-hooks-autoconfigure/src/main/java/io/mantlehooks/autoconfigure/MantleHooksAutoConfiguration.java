@@ -1,7 +1,15 @@
 package io.mantlehooks.autoconfigure;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
+import io.mantlehooks.observation.HookObservationConvention;
+import io.mantlehooks.runtime.CircuitBreakerSettings;
 
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookGuards;
@@ -11,6 +19,8 @@ import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.HookTimeouts;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -31,7 +41,10 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
  * and provides the {@link HookRunner} that runs them. Turned off with
  * {@code mantle.hooks.enabled=false}.
  */
-@AutoConfiguration
+@AutoConfiguration(
+		afterName = { "io.github.resilience4j.springboot3.circuitbreaker.autoconfigure.CircuitBreakerAutoConfiguration",
+				"io.github.resilience4j.springboot3.bulkhead.autoconfigure.BulkheadAutoConfiguration",
+				"io.github.resilience4j.springboot3.timelimiter.autoconfigure.TimeLimiterAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = MantleHooksProperties.CONFIG_PREFIX + ".enabled", matchIfMissing = true)
 @EnableConfigurationProperties(MantleHooksProperties.class)
 public final class MantleHooksAutoConfiguration {
@@ -49,13 +62,57 @@ public final class MantleHooksAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	static HookMethodProcessor mantleHookMethodProcessor(HookRegistry registry, MantleHooksProperties properties) {
+	static TimeLimiterRegistry mantleHooksTimeLimiterRegistry() {
+		return TimeLimiterRegistry.ofDefaults();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	static BulkheadRegistry mantleHooksBulkheadRegistry() {
+		return BulkheadRegistry.ofDefaults();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	static CircuitBreakerRegistry mantleHooksCircuitBreakerRegistry() {
+		return CircuitBreakerRegistry.ofDefaults();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	static HookMethodProcessor mantleHookMethodProcessor(HookRegistry registry, MantleHooksProperties properties,
+			TimeLimiterRegistry timeLimiters, BulkheadRegistry bulkheads, CircuitBreakerRegistry circuitBreakers) {
 		MantleHooksProperties.Timeouts timeouts = properties.getTimeouts();
 		checkLimits(properties);
+		HookGuards guards = HookGuards.builder()
+			.registries(timeLimiters, bulkheads, circuitBreakers)
+			.maxConcurrent(properties.getObservers().getMaxConcurrent(), properties.getModify().getMaxConcurrent())
+			.circuitBreakers(breakerDefaults(properties.getCircuitBreaker()), breakerPerHook(properties))
+			.build();
 		return new HookMethodProcessor(registry,
 				new HookTimeouts(timeouts.getObserve(), timeouts.getModify(), timeouts.getPoint(), timeouts.getHook()),
-				MantleHooksProperties.CONFIG_PREFIX + ".timeouts", new HookGuards(
-						properties.getObservers().getMaxConcurrent(), properties.getModify().getMaxConcurrent()));
+				MantleHooksProperties.CONFIG_PREFIX + ".timeouts", guards);
+	}
+
+	private static @Nullable CircuitBreakerSettings breakerDefaults(MantleHooksProperties.CircuitBreaker breaker) {
+		if (!breaker.isEnabled()) {
+			return null;
+		}
+		return new CircuitBreakerSettings(breaker.getFailureRateThreshold(), breaker.getMinimumNumberOfCalls(),
+				breaker.getSlidingWindowSize(), breaker.getWaitDurationInOpenState());
+	}
+
+	private static Map<String, CircuitBreakerSettings> breakerPerHook(MantleHooksProperties properties) {
+		CircuitBreakerSettings defaults = breakerDefaults(properties.getCircuitBreaker());
+		Map<String, CircuitBreakerSettings> perHook = new LinkedHashMap<>();
+		if (defaults != null) {
+			properties.getCircuitBreaker()
+				.getHook()
+				.forEach((hook, settings) -> perHook.put(hook,
+						defaults.with(settings.getFailureRateThreshold(), settings.getMinimumNumberOfCalls(),
+								settings.getSlidingWindowSize(), settings.getWaitDurationInOpenState())));
+		}
+		return perHook;
 	}
 
 	@Bean
@@ -66,9 +123,11 @@ public final class MantleHooksAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	HookRunner mantleHookRunner(HookRegistry registry, MantleHooksProperties properties,
-			@Qualifier(HOOK_EXECUTOR_BEAN_NAME) AsyncTaskExecutor executor) {
-		return new HookRunner(registry, executor);
+	HookRunner mantleHookRunner(HookRegistry registry, @Qualifier(HOOK_EXECUTOR_BEAN_NAME) AsyncTaskExecutor executor,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<HookObservationConvention> convention) {
+		return new HookRunner(registry, executor, observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
+				convention.getIfUnique());
 	}
 
 	private static void checkLimits(MantleHooksProperties properties) {

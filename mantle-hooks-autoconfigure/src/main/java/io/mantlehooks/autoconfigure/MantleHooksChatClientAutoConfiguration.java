@@ -7,10 +7,12 @@ import io.mantlehooks.ai.model.UnhookedCallDetector;
 import io.mantlehooks.ai.model.UnhookedCallObservationHandler;
 import io.mantlehooks.ai.tool.MantleMcpMetaConverter;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
+import io.mantlehooks.observation.TurnObservationConvention;
 import io.mantlehooks.runtime.HookMethodProcessor;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.mcp.ToolContextToMcpMetaConverter;
@@ -39,10 +41,12 @@ public final class MantleHooksChatClientAutoConfiguration {
 	@ConditionalOnMissingBean
 	MantleChatClientCustomizer mantleChatClientCustomizer(HookRunner hooks, HookResponses responses,
 			ObjectProvider<ToolCallingManager> toolCallingManager, MantleHooksProperties properties,
-			HookMethodProcessor processor) {
+			HookMethodProcessor processor, ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<TurnObservationConvention> convention) {
 		return new MantleChatClientCustomizer(hooks, responses,
 				toolCallingManager.getIfAvailable(() -> ToolCallingManager.builder().build()),
-				properties.getMaxIterations(), processor::pointsWithHooks);
+				properties.getMaxIterations(), processor::pointsWithHooks,
+				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), convention.getIfUnique());
 	}
 
 	@Bean

@@ -7,6 +7,7 @@ import java.util.Map;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ai.model.UnhookedCallPolicy;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -49,6 +50,8 @@ public class MantleHooksProperties {
 	private final Modify modify = new Modify();
 
 	private final Executor executor = new Executor();
+
+	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -96,6 +99,10 @@ public class MantleHooksProperties {
 
 	public Modify getModify() {
 		return this.modify;
+	}
+
+	public CircuitBreaker getCircuitBreaker() {
+		return this.circuitBreaker;
 	}
 
 	/**
@@ -222,6 +229,154 @@ public class MantleHooksProperties {
 
 		public void setVirtualThreads(boolean virtualThreads) {
 			this.virtualThreads = virtualThreads;
+		}
+
+	}
+
+	/**
+	 * Circuit breakers of modify hooks.
+	 */
+	public static class CircuitBreaker {
+
+		/**
+		 * Whether each modify hook gets a circuit breaker that skips it (the point's fail
+		 * policy applies at once) after repeated failures.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Failure rate, in percent of the recent calls, that opens a hook's breaker.
+		 * Crashes, timeouts, invalid returns and a full bulkhead count as failures;
+		 * signals do not.
+		 */
+		private float failureRateThreshold = 50;
+
+		/**
+		 * Calls a breaker records before it computes the failure rate.
+		 */
+		private int minimumNumberOfCalls = 20;
+
+		/**
+		 * Number of recent calls the failure rate is computed over.
+		 */
+		private int slidingWindowSize = 50;
+
+		/**
+		 * How long an open breaker skips its hook before it lets probe calls through.
+		 */
+		private Duration waitDurationInOpenState = Duration.ofSeconds(30);
+
+		/**
+		 * Settings per hook, keyed "beanName.methodName" (write the key in brackets:
+		 * "[piiRedactor.redact]"); unset values come from the settings above.
+		 */
+		private Map<String, HookCircuitBreaker> hook = new LinkedHashMap<>();
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public float getFailureRateThreshold() {
+			return this.failureRateThreshold;
+		}
+
+		public void setFailureRateThreshold(float failureRateThreshold) {
+			this.failureRateThreshold = failureRateThreshold;
+		}
+
+		public int getMinimumNumberOfCalls() {
+			return this.minimumNumberOfCalls;
+		}
+
+		public void setMinimumNumberOfCalls(int minimumNumberOfCalls) {
+			this.minimumNumberOfCalls = minimumNumberOfCalls;
+		}
+
+		public int getSlidingWindowSize() {
+			return this.slidingWindowSize;
+		}
+
+		public void setSlidingWindowSize(int slidingWindowSize) {
+			this.slidingWindowSize = slidingWindowSize;
+		}
+
+		public Duration getWaitDurationInOpenState() {
+			return this.waitDurationInOpenState;
+		}
+
+		public void setWaitDurationInOpenState(Duration waitDurationInOpenState) {
+			this.waitDurationInOpenState = waitDurationInOpenState;
+		}
+
+		public Map<String, HookCircuitBreaker> getHook() {
+			return this.hook;
+		}
+
+		public void setHook(Map<String, HookCircuitBreaker> hook) {
+			this.hook = hook;
+		}
+
+	}
+
+	/**
+	 * Circuit-breaker settings of one modify hook; unset values come from the defaults.
+	 */
+	public static class HookCircuitBreaker {
+
+		/**
+		 * Failure rate, in percent, that opens this hook's breaker.
+		 */
+		private @Nullable Float failureRateThreshold;
+
+		/**
+		 * Calls this hook's breaker records before it computes the failure rate.
+		 */
+		private @Nullable Integer minimumNumberOfCalls;
+
+		/**
+		 * Number of recent calls this hook's failure rate is computed over.
+		 */
+		private @Nullable Integer slidingWindowSize;
+
+		/**
+		 * How long this hook's open breaker skips it.
+		 */
+		private @Nullable Duration waitDurationInOpenState;
+
+		public @Nullable Float getFailureRateThreshold() {
+			return this.failureRateThreshold;
+		}
+
+		public void setFailureRateThreshold(@Nullable Float failureRateThreshold) {
+			this.failureRateThreshold = failureRateThreshold;
+		}
+
+		public @Nullable Integer getMinimumNumberOfCalls() {
+			return this.minimumNumberOfCalls;
+		}
+
+		public void setMinimumNumberOfCalls(@Nullable Integer minimumNumberOfCalls) {
+			this.minimumNumberOfCalls = minimumNumberOfCalls;
+		}
+
+		public @Nullable Integer getSlidingWindowSize() {
+			return this.slidingWindowSize;
+		}
+
+		public void setSlidingWindowSize(@Nullable Integer slidingWindowSize) {
+			this.slidingWindowSize = slidingWindowSize;
+		}
+
+		public @Nullable Duration getWaitDurationInOpenState() {
+			return this.waitDurationInOpenState;
+		}
+
+		public void setWaitDurationInOpenState(@Nullable Duration waitDurationInOpenState) {
+			this.waitDurationInOpenState = waitDurationInOpenState;
 		}
 
 	}

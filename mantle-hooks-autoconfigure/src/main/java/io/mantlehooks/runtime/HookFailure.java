@@ -38,6 +38,12 @@ public record HookFailure(String hookName, HookPoint point, Kind kind, @Nullable
 		 */
 		BULKHEAD_FULL,
 
+		/**
+		 * The hook's circuit breaker is open after repeated failures
+		 * ({@code mantle.hooks.circuit-breaker}); it was not called.
+		 */
+		CIRCUIT_OPEN,
+
 		/** The calling thread was interrupted while it waited for the hook. */
 		INTERRUPTED
 

@@ -1,58 +1,248 @@
 package io.mantlehooks.runtime;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.github.resilience4j.timelimiter.TimeLimiterConfig;
+import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
 /**
- * Makes the Resilience4j guards of each hook: its {@link TimeLimiter} (the timeout) and
- * its own {@link Bulkhead} (how many invocations of that hook may be in flight, running
- * or abandoned after a timeout), so a hung hook only ever loses its own invocations.
+ * Makes the Resilience4j guards of each hook, in Resilience4j registries so that
+ * {@code resilience4j-micrometer} and Resilience4j's own endpoints can bind them: its
+ * {@link TimeLimiter} (the timeout), its own {@link Bulkhead} (how many invocations of
+ * that hook may be in flight, running or abandoned after a timeout, so a hung hook only
+ * ever loses its own invocations) and, for a modify hook, its {@link CircuitBreaker}.
+ * Each instance is named {@code beanName.methodName@point}.
  */
 public final class HookGuards {
 
+	private static final Log logger = LogFactory.getLog(HookGuards.class);
+
 	/** The default of both lanes' per-hook limits. */
 	public static final int DEFAULT_MAX_CONCURRENT = 64;
+
+	private final TimeLimiterRegistry timeLimiters;
+
+	private final BulkheadRegistry bulkheads;
+
+	private final CircuitBreakerRegistry circuitBreakers;
 
 	private final int observeMaxConcurrent;
 
 	private final int modifyMaxConcurrent;
 
+	private final @Nullable CircuitBreakerSettings breakerDefaults;
+
+	private final Map<String, CircuitBreakerSettings> breakerPerHook;
+
+	private final Map<String, String> breakerKeys;
+
+	private HookGuards(Builder builder) {
+		this.timeLimiters = builder.timeLimiters;
+		this.bulkheads = builder.bulkheads;
+		this.circuitBreakers = builder.circuitBreakers;
+		this.observeMaxConcurrent = builder.observeMaxConcurrent;
+		this.modifyMaxConcurrent = builder.modifyMaxConcurrent;
+		this.breakerDefaults = builder.breakerDefaults;
+		this.breakerPerHook = new LinkedHashMap<>();
+		this.breakerKeys = new LinkedHashMap<>();
+		builder.breakerPerHook.forEach((key, settings) -> {
+			this.breakerPerHook.put(ConfigurationKeys.normalize(key), settings);
+			this.breakerKeys.put(ConfigurationKeys.normalize(key), key);
+		});
+	}
+
 	/**
-	 * Create the factory.
+	 * Create the guards with in-memory registries.
 	 * @param observeMaxConcurrent invocations in flight per observe hook; beyond it one
 	 * is dropped
 	 * @param modifyMaxConcurrent invocations in flight per modify hook; beyond it the
 	 * point's fail policy applies at once
 	 */
 	public HookGuards(int observeMaxConcurrent, int modifyMaxConcurrent) {
-		Assert.isTrue(observeMaxConcurrent > 0, "'observeMaxConcurrent' must be positive");
-		Assert.isTrue(modifyMaxConcurrent > 0, "'modifyMaxConcurrent' must be positive");
-		this.observeMaxConcurrent = observeMaxConcurrent;
-		this.modifyMaxConcurrent = modifyMaxConcurrent;
+		this(builder().maxConcurrent(observeMaxConcurrent, modifyMaxConcurrent));
 	}
 
 	/**
-	 * Return the factory with the default limits.
+	 * Return guards with the default limits and circuit breakers.
 	 * @return the default guards
 	 */
 	public static HookGuards defaults() {
-		return new HookGuards(DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_CONCURRENT);
+		return builder().build();
 	}
 
-	TimeLimiter timeLimiter(String hookName, Duration timeout) {
-		return TimeLimiter.of(hookName, TimeLimiterConfig.custom().timeoutDuration(timeout).build());
+	/**
+	 * Start building guards.
+	 * @return a builder with the defaults: in-memory registries, 64 per hook, circuit
+	 * breakers with {@link CircuitBreakerSettings#DEFAULTS}
+	 */
+	public static Builder builder() {
+		return new Builder();
 	}
 
-	Bulkhead bulkhead(String hookName, HookLane lane) {
+	/**
+	 * Check the circuit-breaker settings.
+	 * @param prefix the configuration prefix of the circuit-breaker keys
+	 * @return the problems found
+	 */
+	List<HookProblem> validate(String prefix) {
+		List<HookProblem> problems = new java.util.ArrayList<>();
+		if (this.breakerDefaults != null) {
+			problems.addAll(this.breakerDefaults.validate(prefix));
+		}
+		this.breakerPerHook.forEach((key, settings) -> problems
+			.addAll(settings.validate(prefix + ".hook[" + this.breakerKeys.get(key) + "]")));
+		return problems;
+	}
+
+	/**
+	 * Return the per-hook circuit-breaker keys that name none of the given hooks.
+	 */
+	List<String> unmatchedBreakerKeys(Set<String> hookNames) {
+		Set<String> known = hookNames.stream().map(ConfigurationKeys::normalize).collect(Collectors.toSet());
+		return this.breakerKeys.entrySet()
+			.stream()
+			.filter((entry) -> !known.contains(entry.getKey()))
+			.map(Map.Entry::getValue)
+			.toList();
+	}
+
+	TimeLimiter timeLimiter(String instanceName, Duration timeout) {
+		return this.timeLimiters.timeLimiter(instanceName,
+				TimeLimiterConfig.custom().timeoutDuration(timeout).cancelRunningFuture(true).build());
+	}
+
+	Bulkhead bulkhead(String instanceName, HookLane lane) {
 		int limit = (lane == HookLane.OBSERVE) ? this.observeMaxConcurrent : this.modifyMaxConcurrent;
-		return Bulkhead.of(hookName,
+		return this.bulkheads.bulkhead(instanceName,
 				BulkheadConfig.custom().maxConcurrentCalls(limit).maxWaitDuration(Duration.ZERO).build());
+	}
+
+	/**
+	 * Return the circuit breaker of a modify hook, {@code null} for observers and when
+	 * circuit breakers are disabled.
+	 */
+	@Nullable CircuitBreaker circuitBreaker(String instanceName, String hookName, HookLane lane) {
+		if (lane != HookLane.MODIFY || this.breakerDefaults == null) {
+			return null;
+		}
+		CircuitBreakerSettings settings = this.breakerPerHook.getOrDefault(ConfigurationKeys.normalize(hookName),
+				this.breakerDefaults);
+		CircuitBreaker breaker = this.circuitBreakers.circuitBreaker(instanceName, settings.toConfig());
+		breaker.getEventPublisher().onStateTransition((event) -> logTransition(hookName, settings, event));
+		return breaker;
+	}
+
+	private static void logTransition(String hookName, CircuitBreakerSettings settings,
+			CircuitBreakerOnStateTransitionEvent event) {
+		CircuitBreaker.State to = event.getStateTransition().getToState();
+		String hook = "Circuit breaker of modify hook '" + hookName + "'";
+		if (to == CircuitBreaker.State.OPEN) {
+			logger.warn(hook + " opened: at least " + settings.failureRateThreshold() + "% of its recent calls failed "
+					+ "(crash, timeout, invalid return or bulkhead full); its point's fail policy applies at once, "
+					+ "without calling it, for " + settings.waitDurationInOpenState().toMillis() + "ms");
+		}
+		else if (to == CircuitBreaker.State.CLOSED) {
+			logger.info(hook + " closed again; the hook is called as before");
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug(hook + ": " + event.getStateTransition());
+		}
+	}
+
+	/**
+	 * Builds {@link HookGuards}.
+	 */
+	public static final class Builder {
+
+		private TimeLimiterRegistry timeLimiters = TimeLimiterRegistry.ofDefaults();
+
+		private BulkheadRegistry bulkheads = BulkheadRegistry.ofDefaults();
+
+		private CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
+
+		private int observeMaxConcurrent = DEFAULT_MAX_CONCURRENT;
+
+		private int modifyMaxConcurrent = DEFAULT_MAX_CONCURRENT;
+
+		private @Nullable CircuitBreakerSettings breakerDefaults = CircuitBreakerSettings.DEFAULTS;
+
+		private final Map<String, CircuitBreakerSettings> breakerPerHook = new LinkedHashMap<>();
+
+		private Builder() {
+		}
+
+		/**
+		 * Use these registries for the hooks' guards.
+		 * @param timeLimiters the time limiters' registry
+		 * @param bulkheads the bulkheads' registry
+		 * @param circuitBreakers the circuit breakers' registry
+		 * @return this builder
+		 */
+		public Builder registries(TimeLimiterRegistry timeLimiters, BulkheadRegistry bulkheads,
+				CircuitBreakerRegistry circuitBreakers) {
+			Assert.notNull(timeLimiters, "'timeLimiters' must not be null");
+			Assert.notNull(bulkheads, "'bulkheads' must not be null");
+			Assert.notNull(circuitBreakers, "'circuitBreakers' must not be null");
+			this.timeLimiters = timeLimiters;
+			this.bulkheads = bulkheads;
+			this.circuitBreakers = circuitBreakers;
+			return this;
+		}
+
+		/**
+		 * Set the per-hook limits of invocations in flight.
+		 * @param observe per observe hook; beyond it an invocation is dropped
+		 * @param modify per modify hook; beyond it the point's fail policy applies
+		 * @return this builder
+		 */
+		public Builder maxConcurrent(int observe, int modify) {
+			Assert.isTrue(observe > 0, "'observe' must be positive");
+			Assert.isTrue(modify > 0, "'modify' must be positive");
+			this.observeMaxConcurrent = observe;
+			this.modifyMaxConcurrent = modify;
+			return this;
+		}
+
+		/**
+		 * Set the circuit breakers of modify hooks.
+		 * @param defaults the settings of every modify hook, {@code null} to disable
+		 * circuit breakers
+		 * @param perHook settings per hook, keyed {@code beanName.methodName}
+		 * @return this builder
+		 */
+		public Builder circuitBreakers(@Nullable CircuitBreakerSettings defaults,
+				Map<String, CircuitBreakerSettings> perHook) {
+			this.breakerDefaults = defaults;
+			this.breakerPerHook.clear();
+			this.breakerPerHook.putAll(perHook);
+			return this;
+		}
+
+		/**
+		 * Build the guards.
+		 * @return the guards
+		 */
+		public HookGuards build() {
+			return new HookGuards(this);
+		}
+
 	}
 
 }

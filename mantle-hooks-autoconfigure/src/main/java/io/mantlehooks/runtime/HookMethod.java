@@ -3,12 +3,16 @@ package io.mantlehooks.runtime;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.mantlehooks.HookPoint;
 import org.jspecify.annotations.Nullable;
@@ -35,9 +39,15 @@ public final class HookMethod {
 
 	private final Duration timeout;
 
+	private final TimeoutSource timeoutSource;
+
 	private final TimeLimiter timeLimiter;
 
 	private final Bulkhead bulkhead;
+
+	private final @Nullable CircuitBreaker circuitBreaker;
+
+	private final LongAdder[] outcomes = new LongAdder[HookOutcome.values().length];
 
 	private final AtomicBoolean slowSynchronousPartReported = new AtomicBoolean();
 
@@ -45,11 +55,11 @@ public final class HookMethod {
 
 	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean,
 			Duration timeout) {
-		this(beanName, point, lane, method, bean, timeout, HookGuards.defaults());
+		this(beanName, point, lane, method, bean, timeout, TimeoutSource.LANE, HookGuards.defaults());
 	}
 
 	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean, Duration timeout,
-			HookGuards guards) {
+			TimeoutSource timeoutSource, HookGuards guards) {
 		this.name = beanName + "." + method.getName();
 		this.point = point;
 		this.lane = lane;
@@ -57,8 +67,14 @@ public final class HookMethod {
 		this.bean = bean;
 		this.style = InvocationStyle.of(method);
 		this.timeout = timeout;
-		this.timeLimiter = guards.timeLimiter(this.name, timeout);
-		this.bulkhead = guards.bulkhead(this.name, lane);
+		this.timeoutSource = timeoutSource;
+		String instanceName = this.name + "@" + point.configName();
+		this.timeLimiter = guards.timeLimiter(instanceName, timeout);
+		this.bulkhead = guards.bulkhead(instanceName, lane);
+		this.circuitBreaker = guards.circuitBreaker(instanceName, this.name, lane);
+		for (int i = 0; i < this.outcomes.length; i++) {
+			this.outcomes[i] = new LongAdder();
+		}
 		ReflectionUtils.makeAccessible(method);
 	}
 
@@ -101,6 +117,39 @@ public final class HookMethod {
 	 */
 	public Duration timeout() {
 		return this.timeout;
+	}
+
+	/**
+	 * Return where the timeout came from.
+	 * @return the source of the timeout
+	 */
+	public TimeoutSource timeoutSource() {
+		return this.timeoutSource;
+	}
+
+	/**
+	 * Return the hook's circuit breaker.
+	 * @return the breaker; {@code null} for observe hooks and when circuit breakers are
+	 * disabled
+	 */
+	public @Nullable CircuitBreaker circuitBreaker() {
+		return this.circuitBreaker;
+	}
+
+	/**
+	 * Return how many invocations ended with each outcome since startup.
+	 * @return the counts, in {@link HookOutcome} order, outcomes never seen included
+	 */
+	public Map<HookOutcome, Long> outcomeCounts() {
+		Map<HookOutcome, Long> counts = new EnumMap<>(HookOutcome.class);
+		for (HookOutcome outcome : HookOutcome.values()) {
+			counts.put(outcome, this.outcomes[outcome.ordinal()].sum());
+		}
+		return counts;
+	}
+
+	void count(HookOutcome outcome) {
+		this.outcomes[outcome.ordinal()].increment();
 	}
 
 	InvocationStyle style() {

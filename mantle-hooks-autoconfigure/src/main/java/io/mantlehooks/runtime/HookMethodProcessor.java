@@ -60,6 +60,8 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 
 	private final String timeoutsPrefix;
 
+	private final String circuitBreakerPrefix;
+
 	private final HookMethodValidator validator = new HookMethodValidator();
 
 	private final Set<Class<?>> classesWithoutHooks = Collections.newSetFromMap(new ConcurrentHashMap<>(64));
@@ -92,6 +94,11 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		this.registry = registry;
 		this.timeouts = timeouts;
 		this.timeoutsPrefix = timeoutsPrefix;
+		// the timeouts' sibling group: mantle.hooks.timeouts ->
+		// mantle.hooks.circuit-breaker
+		this.circuitBreakerPrefix = (timeoutsPrefix.endsWith(".timeouts")
+				? timeoutsPrefix.substring(0, timeoutsPrefix.length() - ".timeouts".length()) : timeoutsPrefix)
+				+ ".circuit-breaker";
 		this.guards = guards;
 	}
 
@@ -107,6 +114,8 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		ConfigurableListableBeanFactory beanFactory = this.beanFactory;
 		Assert.state(beanFactory != null, "No BeanFactory set");
 		List<HookProblem> problems = new ArrayList<>(this.timeouts.validate(this.timeoutsPrefix));
+		List<HookProblem> guardProblems = this.guards.validate(this.circuitBreakerPrefix);
+		problems.addAll(guardProblems);
 		List<HookCandidate> candidates = new ArrayList<>();
 		for (String beanName : beanFactory.getBeanNamesForType(Object.class)) {
 			if (!ScopedProxyUtils.isScopedTarget(beanName)) {
@@ -119,7 +128,8 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		candidates.forEach((candidate) -> problems.addAll(this.validator.validate(candidate)));
 		problems.addAll(this.validator.checkOneModifierPerPoint(candidates));
 		List<HookMethod> hooks = new ArrayList<>(candidates.size());
-		for (HookCandidate candidate : candidates) {
+		// hooks cannot get their guards while the guards' settings are invalid
+		for (HookCandidate candidate : guardProblems.isEmpty() ? candidates : List.<HookCandidate>of()) {
 			try {
 				hooks.add(toHookMethod(beanFactory, candidate));
 			}
@@ -266,9 +276,10 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		if (beanFactory.containsSingleton(beanName) || beanFactory.isSingleton(beanName)) {
 			bean = SingletonSupplier.of(bean);
 		}
-		Duration timeout = this.timeouts.resolve(candidate.hookName(), candidate.point(), candidate.lane(),
+		HookTimeouts.Resolved timeout = this.timeouts.resolve(candidate.hookName(), candidate.point(), candidate.lane(),
 				candidate.annotationTimeoutMs());
-		return new HookMethod(beanName, candidate.point(), candidate.lane(), invocable, bean, timeout, this.guards);
+		return new HookMethod(beanName, candidate.point(), candidate.lane(), invocable, bean, timeout.timeout(),
+				timeout.source(), this.guards);
 	}
 
 	private void logSummary(List<HookMethod> hooks) {
@@ -287,6 +298,18 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		if (!unmatched.isEmpty()) {
 			logger.warn(this.timeoutsPrefix + ".hook has entries for hooks that do not exist: " + unmatched
 					+ "; known hooks are " + names);
+		}
+		List<String> unmatchedBreakers = this.guards.unmatchedBreakerKeys(names);
+		if (!unmatchedBreakers.isEmpty()) {
+			logger
+				.warn(this.circuitBreakerPrefix + ".hook has entries for hooks that do not exist: " + unmatchedBreakers
+						+ "; known hooks are " + names + " (write a key with a dot in brackets: \"[bean.method]\")");
+		}
+		List<HookPoint> observeOnly = this.timeouts.pointsWithoutModifyLane();
+		if (!observeOnly.isEmpty()) {
+			logger.warn(this.timeoutsPrefix + ".point has entries for points without a modify lane, where they never "
+					+ "apply: " + observeOnly.stream().map(HookPoint::configName).toList() + "; observe hooks use "
+					+ this.timeoutsPrefix + ".observe or a per-hook timeout");
 		}
 	}
 

@@ -10,6 +10,9 @@ import java.util.function.ToLongFunction;
 
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.observation.HookObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
@@ -46,15 +49,32 @@ public class HookRunner implements DisposableBean {
 	 * itself
 	 */
 	public HookRunner(HookRegistry registry, Executor executor) {
+		this(registry, executor, ObservationRegistry.NOOP, null);
+	}
+
+	/**
+	 * Create a runner that reports each hook invocation as a {@code mantle.hook}
+	 * observation.
+	 * @param registry the hooks
+	 * @param executor the executor that runs hooks; each task restores the turn's context
+	 * itself
+	 * @param observationRegistry where hook invocations are observed
+	 * @param convention the convention for those observations, {@code null} for
+	 * {@link io.mantlehooks.observation.DefaultHookObservationConvention}
+	 */
+	public HookRunner(HookRegistry registry, Executor executor, ObservationRegistry observationRegistry,
+			@Nullable HookObservationConvention convention) {
 		Assert.notNull(registry, "'registry' must not be null");
 		Assert.notNull(executor, "'executor' must not be null");
+		Assert.notNull(observationRegistry, "'observationRegistry' must not be null");
 		this.registry = registry;
 		this.executor = executor;
 		this.timer = new ScheduledThreadPoolExecutor(1, timerThreadFactory());
 		this.timer.setRemoveOnCancelPolicy(true);
 		HookDeadlines deadlines = new HookDeadlines(this.timer);
-		this.observeLane = new ObserveLane(executor, deadlines);
-		this.modifyLane = new ModifyLane(executor, deadlines);
+		HookObservations observations = new HookObservations(observationRegistry, convention);
+		this.observeLane = new ObserveLane(executor, deadlines, observations);
+		this.modifyLane = new ModifyLane(executor, deadlines, observations);
 	}
 
 	private static CustomizableThreadFactory timerThreadFactory() {
@@ -201,6 +221,15 @@ public class HookRunner implements DisposableBean {
 	 */
 	public int getObserversInFlight() {
 		return (int) sum(HookLane.OBSERVE, HookMethod::inFlight);
+	}
+
+	/**
+	 * Return how many modify invocations are in flight now.
+	 * @return the number of running (or abandoned after a timeout, still running) modify
+	 * invocations
+	 */
+	public int getModifiersInFlight() {
+		return (int) sum(HookLane.MODIFY, HookMethod::inFlight);
 	}
 
 	private long sum(HookLane lane, ToLongFunction<HookMethod> value) {

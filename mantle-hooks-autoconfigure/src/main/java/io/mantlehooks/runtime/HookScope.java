@@ -2,6 +2,9 @@ package io.mantlehooks.runtime;
 
 import java.util.function.Supplier;
 
+import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.Assert;
 
 /**
@@ -14,7 +17,7 @@ public final class HookScope {
 	/** The MDC key that holds the turn id while the turn's hooks and the turn run. */
 	public static final String MDC_TURN_ID = "mantle.turn_id";
 
-	private static final HookScope NONE = new HookScope("", CallerContext.empty());
+	private static final HookScope NONE = new HookScope("", CallerContext.empty(), null);
 
 	private final String turnId;
 
@@ -23,10 +26,20 @@ public final class HookScope {
 	/** The caller's context with the turn id in the MDC: what hook threads get. */
 	private final CallerContext hookContext;
 
-	private HookScope(String turnId, CallerContext caller) {
+	private final @Nullable Observation observation;
+
+	private HookScope(String turnId, CallerContext caller, @Nullable Observation observation) {
 		this.turnId = turnId;
 		this.caller = caller;
 		this.hookContext = turnId.isEmpty() ? caller : caller.withMdc(MDC_TURN_ID, turnId);
+		this.observation = observation;
+	}
+
+	private HookScope(HookScope scope, Observation observation) {
+		this.turnId = scope.turnId;
+		this.caller = scope.caller;
+		this.hookContext = scope.hookContext;
+		this.observation = observation;
 	}
 
 	/**
@@ -38,7 +51,26 @@ public final class HookScope {
 	public static HookScope of(String turnId, CallerContext caller) {
 		Assert.notNull(turnId, "'turnId' must not be null");
 		Assert.notNull(caller, "'caller' must not be null");
-		return new HookScope(turnId, caller);
+		return new HookScope(turnId, caller, null);
+	}
+
+	/**
+	 * Return this scope with the turn's observation, the parent of its hooks'
+	 * observations.
+	 * @param observation the turn's {@code mantle.turn} observation
+	 * @return the scope
+	 */
+	public HookScope withObservation(Observation observation) {
+		Assert.notNull(observation, "'observation' must not be null");
+		return new HookScope(this, observation);
+	}
+
+	/**
+	 * Return the turn's observation.
+	 * @return the observation, {@code null} when turns are not observed
+	 */
+	public @Nullable Observation observation() {
+		return this.observation;
 	}
 
 	/**

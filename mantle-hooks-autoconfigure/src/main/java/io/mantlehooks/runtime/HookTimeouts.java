@@ -98,20 +98,40 @@ public final class HookTimeouts {
 	 * @param point the hook's point
 	 * @param lane the hook's lane
 	 * @param annotationTimeoutMs the annotation's {@code timeoutMs}, {@code -1} for none
-	 * @return the timeout
+	 * @return the timeout and where it came from
 	 */
-	Duration resolve(String hookName, HookPoint point, HookLane lane, long annotationTimeoutMs) {
+	Resolved resolve(String hookName, HookPoint point, HookLane lane, long annotationTimeoutMs) {
 		Duration configured = this.perHook.get(ConfigurationKeys.normalize(hookName));
 		if (configured != null) {
-			return configured;
+			return new Resolved(configured, TimeoutSource.HOOK);
 		}
 		if (annotationTimeoutMs > 0) {
-			return Duration.ofMillis(annotationTimeoutMs);
+			return new Resolved(Duration.ofMillis(annotationTimeoutMs), TimeoutSource.ANNOTATION);
 		}
 		if (lane == HookLane.OBSERVE) {
-			return this.observe;
+			return new Resolved(this.observe, TimeoutSource.LANE);
 		}
-		return this.perPoint.getOrDefault(point, this.modify);
+		Duration perPoint = this.perPoint.get(point);
+		return (perPoint != null) ? new Resolved(perPoint, TimeoutSource.POINT)
+				: new Resolved(this.modify, TimeoutSource.LANE);
+	}
+
+	/**
+	 * Return the points configured in {@code timeouts.point} that have no modify lane,
+	 * where such an entry can never apply.
+	 * @return the points, in configuration order
+	 */
+	List<HookPoint> pointsWithoutModifyLane() {
+		return this.perPoint.keySet().stream().filter((point) -> point.modifyAnnotation() == null).toList();
+	}
+
+	/**
+	 * A hook's timeout and where it came from.
+	 *
+	 * @param timeout the timeout
+	 * @param source where it came from
+	 */
+	record Resolved(Duration timeout, TimeoutSource source) {
 	}
 
 	/**

@@ -3,12 +3,17 @@ package io.mantlehooks.runtime;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.HookRejection;
 import io.mantlehooks.HookSignal;
 import io.mantlehooks.PayloadTooDeepException;
+import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -26,19 +31,34 @@ final class ModifyLane {
 
 	private static final Log logger = LogFactory.getLog(ModifyLane.class);
 
+	/** What a circuit breaker records for a failure that is not an exception. */
+	private static final HookFailedException NOT_AN_EXCEPTION = new HookFailedException();
+
 	private final Executor executor;
 
 	private final HookDeadlines deadlines;
 
-	ModifyLane(Executor executor, HookDeadlines deadlines) {
+	private final HookObservations observations;
+
+	ModifyLane(Executor executor, HookDeadlines deadlines, HookObservations observations) {
 		this.executor = executor;
 		this.deadlines = deadlines;
+		this.observations = observations;
 	}
 
 	<P extends HookPayload> CompletableFuture<ModifyResult<P>> start(HookMethod hook, P payload, HookScope scope) {
-		if (!hook.tryAcquirePermission()) {
-			return CompletableFuture.completedFuture(scope.call(() -> bulkheadFull(hook)));
+		CircuitBreaker breaker = hook.circuitBreaker();
+		if (breaker != null && !breaker.tryAcquirePermission()) {
+			return CompletableFuture.completedFuture(scope.call(() -> skipped(hook, scope, HookOutcome.CIRCUIT_OPEN)));
 		}
+		if (!hook.tryAcquirePermission()) {
+			if (breaker != null) {
+				breaker.onError(0, TimeUnit.NANOSECONDS, NOT_AN_EXCEPTION);
+			}
+			return CompletableFuture.completedFuture(scope.call(() -> skipped(hook, scope, HookOutcome.BULKHEAD_FULL)));
+		}
+		Observation observation = this.observations.start(hook, scope);
+		long started = System.nanoTime();
 		CompletableFuture<ModifyResult<P>> result = new CompletableFuture<>();
 		P input = PayloadCopies.forModifier(payload);
 		HookInvocation invocation = HookInvocation.start(hook, input, scope, this.executor, this.deadlines,
@@ -51,7 +71,13 @@ final class ModifyLane {
 			else {
 				hook.timeLimiter().onError(HookInvocation.unwrap(ex));
 			}
-			Runnable complete = () -> result.complete(scope.call(() -> interpretSafely(hook, payload, returned, ex)));
+			Runnable complete = () -> result.complete(scope.call(() -> {
+				Decision<P> decision = decideSafely(hook, payload, returned, ex);
+				record(hook, breaker, System.nanoTime() - started, decision);
+				HookObservations.finish(hook, observation, decision.outcome(),
+						(decision.outcome() == HookOutcome.CRASH) ? decision.error() : null);
+				return decision.result();
+			}));
 			if (invocation.isOnHookThread()) {
 				complete.run();
 				return;
@@ -67,28 +93,45 @@ final class ModifyLane {
 	}
 
 	/**
+	 * Tell the hook's circuit breaker how the call went: signals are decisions, not
+	 * failures.
+	 */
+	private static void record(HookMethod hook, @Nullable CircuitBreaker breaker, long nanos, Decision<?> decision) {
+		if (breaker == null) {
+			return;
+		}
+		if (decision.outcome().isFailure()) {
+			Throwable error = decision.error();
+			breaker.onError(nanos, TimeUnit.NANOSECONDS, (error != null) ? error : NOT_AN_EXCEPTION);
+		}
+		else {
+			breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+		}
+	}
+
+	/**
 	 * Whatever goes wrong while judging the hook's return counts as the hook's crash: the
 	 * result future must complete, or the turn would wait forever.
 	 */
-	private static <P extends HookPayload> ModifyResult<P> interpretSafely(HookMethod hook, P payload,
+	private static <P extends HookPayload> Decision<P> decideSafely(HookMethod hook, P payload,
 			@Nullable Object returned, @Nullable Throwable ex) {
 		try {
-			return interpret(hook, payload, returned, ex);
+			return decide(hook, payload, returned, ex);
 		}
 		catch (Throwable unexpected) {
 			return failed(hook, HookFailure.Kind.CRASH, unexpected);
 		}
 	}
 
-	private static <P extends HookPayload> ModifyResult<P> interpret(HookMethod hook, P payload,
-			@Nullable Object returned, @Nullable Throwable ex) {
+	private static <P extends HookPayload> Decision<P> decide(HookMethod hook, P payload, @Nullable Object returned,
+			@Nullable Throwable ex) {
 		if (ex != null) {
 			Throwable cause = HookInvocation.unwrap(ex);
 			if (cause instanceof HookSignal signal) {
 				return signalled(hook, signal, payload);
 			}
-			if (cause instanceof TimeoutException) {
-				return failed(hook, HookFailure.Kind.TIMEOUT, null);
+			if (cause instanceof TimeoutException timeout) {
+				return failed(hook, HookFailure.Kind.TIMEOUT, timeout);
 			}
 			if (cause instanceof HookInvocation.NullStage nullStage) {
 				return invalid(hook, nullStage.getMessage());
@@ -108,58 +151,73 @@ final class ModifyLane {
 		if (problem != null) {
 			return invalid(hook, problem);
 		}
-		return new ModifyResult.Proceed<>(IdentityWall.restore(rewritten, payload));
+		return new Decision<>(new ModifyResult.Proceed<>(IdentityWall.restore(rewritten, payload)),
+				HookOutcome.PROCEEDED, null);
 	}
 
 	/**
-	 * The hook already has its limit of invocations in flight (hung ones among them): the
-	 * point's fail policy applies at once, without waiting for a timeout.
+	 * The hook was not called: its circuit breaker is open, or it already has its limit
+	 * of invocations in flight (hung ones among them). The point's fail policy applies at
+	 * once, without waiting for a timeout.
 	 */
-	private static <P extends HookPayload> ModifyResult<P> bulkheadFull(HookMethod hook) {
-		if (hook.reject()) {
-			logger.warn(describe(hook) + " already has " + hook.bulkhead().getBulkheadConfig().getMaxConcurrentCalls()
-					+ " invocations in flight (mantle.hooks.modify.max-concurrent); applying the fail policy "
-					+ hook.point().failPolicy() + " at once to further calls until some return; they are counted, "
-					+ "not logged");
+	private <P extends HookPayload> ModifyResult<P> skipped(HookMethod hook, HookScope scope, HookOutcome outcome) {
+		this.observations.skipped(hook, scope, outcome);
+		HookFailure.Kind kind;
+		if (outcome == HookOutcome.CIRCUIT_OPEN) {
+			// the breaker's state transitions are logged (HookGuards), not every skipped
+			// call
+			kind = HookFailure.Kind.CIRCUIT_OPEN;
 		}
-		return new ModifyResult.Failed<>(
-				new HookFailure(hook.name(), hook.point(), HookFailure.Kind.BULKHEAD_FULL, null));
+		else {
+			kind = HookFailure.Kind.BULKHEAD_FULL;
+			if (hook.reject()) {
+				logger
+					.warn(describe(hook) + " already has " + hook.bulkhead().getBulkheadConfig().getMaxConcurrentCalls()
+							+ " invocations in flight (mantle.hooks.modify.max-concurrent); applying the fail policy "
+							+ hook.point().failPolicy() + " at once to further calls until some return; they are "
+							+ "counted, not logged");
+			}
+		}
+		return new ModifyResult.Failed<>(new HookFailure(hook.name(), hook.point(), kind, null));
 	}
 
-	private static <P extends HookPayload> ModifyResult<P> invalid(HookMethod hook, String what) {
+	private static <P extends HookPayload> Decision<P> invalid(HookMethod hook, String what) {
 		logger.warn(describe(hook) + " returned " + what + policy(hook));
-		return new ModifyResult.Failed<>(
-				new HookFailure(hook.name(), hook.point(), HookFailure.Kind.INVALID_RETURN, null));
+		return new Decision<>(
+				new ModifyResult.Failed<>(
+						new HookFailure(hook.name(), hook.point(), HookFailure.Kind.INVALID_RETURN, null)),
+				HookOutcome.INVALID_RETURN, null);
 	}
 
-	private static <P extends HookPayload> ModifyResult<P> signalled(HookMethod hook, HookSignal signal, P payload) {
+	private static <P extends HookPayload> Decision<P> signalled(HookMethod hook, HookSignal signal, P payload) {
 		HookPoint point = hook.point();
 		if (point.allowsSignal(signal.getClass())) {
 			if (logger.isDebugEnabled()) {
 				logger.debug(describe(hook) + " raised " + signal.getClass().getSimpleName());
 			}
-			return new ModifyResult.Signalled<>(signal);
+			return new Decision<>(new ModifyResult.Signalled<>(signal),
+					(signal instanceof HookRejection) ? HookOutcome.REJECTED : HookOutcome.RETRIED, null);
 		}
 		logger.warn(describe(hook) + " raised " + signal.getClass().getSimpleName() + ", which " + point.configName()
 				+ " does not support; the signal is discarded and the input payload continues");
-		return new ModifyResult.Proceed<>(payload);
+		return new Decision<>(new ModifyResult.Proceed<>(payload), HookOutcome.SIGNAL_DISCARDED, null);
 	}
 
-	private static <P extends HookPayload> ModifyResult<P> failed(HookMethod hook, HookFailure.Kind kind,
+	private static <P extends HookPayload> Decision<P> failed(HookMethod hook, HookFailure.Kind kind,
 			@Nullable Throwable cause) {
-		switch (kind) {
-			case TIMEOUT ->
-				logger.warn(describe(hook) + " timed out after " + hook.timeout().toMillis() + "ms" + policy(hook));
-			default -> {
-				if (cause instanceof VirtualMachineError) {
-					logger.error(describe(hook) + " threw " + cause.getClass().getName() + policy(hook), cause);
-				}
-				else {
-					logger.warn(describe(hook) + " failed" + policy(hook), cause);
-				}
-			}
+		if (kind == HookFailure.Kind.TIMEOUT) {
+			logger.warn(describe(hook) + " timed out after " + hook.timeout().toMillis() + "ms" + policy(hook));
+			return new Decision<>(new ModifyResult.Failed<>(new HookFailure(hook.name(), hook.point(), kind, null)),
+					HookOutcome.TIMEOUT, cause);
 		}
-		return new ModifyResult.Failed<>(new HookFailure(hook.name(), hook.point(), kind, cause));
+		if (cause instanceof VirtualMachineError) {
+			logger.error(describe(hook) + " threw " + cause.getClass().getName() + policy(hook), cause);
+		}
+		else {
+			logger.warn(describe(hook) + " failed" + policy(hook), cause);
+		}
+		return new Decision<>(new ModifyResult.Failed<>(new HookFailure(hook.name(), hook.point(), kind, cause)),
+				HookOutcome.CRASH, cause);
 	}
 
 	private static String describe(HookMethod hook) {
@@ -168,6 +226,28 @@ final class ModifyLane {
 
 	private static String policy(HookMethod hook) {
 		return "; applying the fail policy " + hook.point().failPolicy();
+	}
+
+	/**
+	 * What the lane made of one invocation: the result for the turn, the outcome counted
+	 * and observed, and what the hook threw, if anything.
+	 */
+	private record Decision<P extends HookPayload>(ModifyResult<P> result, HookOutcome outcome,
+			@Nullable Throwable error) {
+	}
+
+	/**
+	 * Stands for a failure that is no exception (an invalid return, a full bulkhead) in
+	 * the circuit breaker's records; never thrown.
+	 */
+	private static final class HookFailedException extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		HookFailedException() {
+			super("hook failed", null, false, false);
+		}
+
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookSignal;
+import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -26,9 +27,12 @@ final class ObserveLane {
 
 	private final HookDeadlines deadlines;
 
-	ObserveLane(Executor executor, HookDeadlines deadlines) {
+	private final HookObservations observations;
+
+	ObserveLane(Executor executor, HookDeadlines deadlines, HookObservations observations) {
 		this.executor = executor;
 		this.deadlines = deadlines;
+		this.observations = observations;
 	}
 
 	void start(List<HookMethod> observers, HookPayload payload, HookScope scope) {
@@ -39,32 +43,41 @@ final class ObserveLane {
 
 	private void start(HookMethod observer, HookPayload payload, HookScope scope) {
 		if (!observer.tryAcquirePermission()) {
-			drop(observer, scope);
+			scope.run(() -> {
+				drop(observer);
+				this.observations.skipped(observer, scope, HookOutcome.DROPPED);
+			});
 			return;
 		}
+		Observation observation = this.observations.start(observer, scope);
 		HookInvocation invocation = HookInvocation.start(observer, PayloadCopies.forObserver(payload), scope,
 				this.executor, this.deadlines, observer.bulkhead()::onComplete);
-		invocation.outcome().whenComplete((returned, ex) -> scope.run(() -> report(observer, returned, ex)));
+		invocation.outcome().whenComplete((returned, ex) -> scope.run(() -> {
+			Throwable cause = (ex != null) ? HookInvocation.unwrap(ex) : null;
+			HookOutcome outcome = report(observer, cause);
+			HookObservations.finish(observer, observation, outcome, (outcome == HookOutcome.CRASH) ? cause : null);
+		}));
 	}
 
-	private void report(HookMethod observer, @Nullable Object returned, @Nullable Throwable ex) {
-		if (ex == null) {
-			return;
+	private static HookOutcome report(HookMethod observer, @Nullable Throwable cause) {
+		if (cause == null) {
+			return HookOutcome.PROCEEDED;
 		}
-		Throwable cause = HookInvocation.unwrap(ex);
 		if (cause instanceof HookInvocation.NullStage nullStage) {
 			warn(observer, "returned " + nullStage.getMessage(), null);
+			return HookOutcome.INVALID_RETURN;
 		}
-		else if (cause instanceof TimeoutException) {
+		if (cause instanceof TimeoutException) {
 			warn(observer, "timed out after " + observer.timeout().toMillis() + "ms", null);
+			return HookOutcome.TIMEOUT;
 		}
-		else if (cause instanceof HookSignal signal) {
+		if (cause instanceof HookSignal signal) {
 			warn(observer, "raised " + signal.getClass().getSimpleName()
 					+ ", but observe hooks support no control signal; discarded", null);
+			return HookOutcome.SIGNAL_DISCARDED;
 		}
-		else {
-			warn(observer, "failed", cause);
-		}
+		warn(observer, "failed", cause);
+		return HookOutcome.CRASH;
 	}
 
 	private static void warn(HookMethod observer, String what, @Nullable Throwable cause) {
@@ -78,13 +91,13 @@ final class ObserveLane {
 		}
 	}
 
-	private static void drop(HookMethod observer, HookScope scope) {
+	private static void drop(HookMethod observer) {
 		if (observer.reject()) {
-			scope.run(() -> logger.warn("Dropping invocations of observe hook '" + observer.name() + "' at point "
+			logger.warn("Dropping invocations of observe hook '" + observer.name() + "' at point "
 					+ observer.point().configName() + ": it already has "
 					+ observer.bulkhead().getBulkheadConfig().getMaxConcurrentCalls()
 					+ " invocations in flight (mantle.hooks.observers.max-concurrent); further drops of this hook "
-					+ "are counted, not logged"));
+					+ "are counted, not logged");
 		}
 		else if (logger.isDebugEnabled()) {
 			logger.debug("Dropped observe hook '" + observer.name() + "' at point " + observer.point().configName());

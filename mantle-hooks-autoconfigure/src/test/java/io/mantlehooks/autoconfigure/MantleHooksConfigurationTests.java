@@ -206,7 +206,12 @@ class MantleHooksConfigurationTests {
 				"mantle.hooks.responses", "mantle.hooks.timeouts.observe", "mantle.hooks.timeouts.modify",
 				"mantle.hooks.timeouts.point", "mantle.hooks.timeouts.hook", "mantle.hooks.observers.max-concurrent",
 				"mantle.hooks.executor.virtual-threads", "mantle.hooks.unhooked-calls",
-				"mantle.hooks.modify.max-concurrent");
+				"mantle.hooks.modify.max-concurrent", "mantle.hooks.circuit-breaker.enabled",
+				"mantle.hooks.circuit-breaker.failure-rate-threshold", "mantle.hooks.circuit-breaker.hook",
+				"mantle.hooks.circuit-breaker.minimum-number-of-calls",
+				"mantle.hooks.circuit-breaker.sliding-window-size",
+				"mantle.hooks.circuit-breaker.wait-duration-in-open-state", "management.endpoint.mantlehooks.access",
+				"management.endpoint.mantlehooks.cache.time-to-live");
 		List<String> descriptions = JsonPath.read(json, "$.properties[*].description");
 		assertThat(descriptions).hasSize(names.size())
 			.allSatisfy((description) -> assertThat(description).isNotBlank());

@@ -9,12 +9,15 @@ import java.util.stream.Collectors;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ai.tool.ToolBatch;
+import io.mantlehooks.observation.TurnObservationConvention;
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientBuilderCustomizer;
@@ -61,6 +64,24 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 	 */
 	public MantleChatClientCustomizer(HookRunner hooks, HookResponses responses, ToolCallingManager toolCallingManager,
 			int maxIterations, Supplier<Set<HookPoint>> pointsWithHooks) {
+		this(hooks, responses, toolCallingManager, maxIterations, pointsWithHooks, ObservationRegistry.NOOP, null);
+	}
+
+	/**
+	 * Create the customizer, reporting each turn as a {@code mantle.turn} observation.
+	 * @param hooks the hook runner
+	 * @param responses the named replies
+	 * @param toolCallingManager what executes tool calls
+	 * @param maxIterations the cap on model calls per turn
+	 * @param pointsWithHooks the points that have hooks: exact once discovery ran,
+	 * predicted from bean definitions before
+	 * @param observationRegistry where turns are observed
+	 * @param convention the convention of those observations, {@code null} for the
+	 * default
+	 */
+	public MantleChatClientCustomizer(HookRunner hooks, HookResponses responses, ToolCallingManager toolCallingManager,
+			int maxIterations, Supplier<Set<HookPoint>> pointsWithHooks, ObservationRegistry observationRegistry,
+			@Nullable TurnObservationConvention convention) {
 		Assert.notNull(hooks, "'hooks' must not be null");
 		Assert.notNull(responses, "'responses' must not be null");
 		Assert.notNull(toolCallingManager, "'toolCallingManager' must not be null");
@@ -69,7 +90,8 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 		this.pointsWithHooks = pointsWithHooks;
 		this.registry = hooks.getRegistry();
 		OutgoingTextStage outgoing = new OutgoingTextStage(hooks, responses);
-		MantleTurnAdvisor turn = new MantleTurnAdvisor(hooks, new IncomingMessageStage(hooks, responses, outgoing));
+		MantleTurnAdvisor turn = new MantleTurnAdvisor(hooks, new IncomingMessageStage(hooks, responses, outgoing),
+				new TurnObservations(observationRegistry, convention));
 		this.turnOnly = List.of(turn);
 		this.full = List.of(turn,
 				new MantleToolLoopAdvisor(new TurnLoop(hooks, responses, outgoing,

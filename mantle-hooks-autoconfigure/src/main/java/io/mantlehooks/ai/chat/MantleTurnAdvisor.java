@@ -1,6 +1,7 @@
 package io.mantlehooks.ai.chat;
 
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.ai.chat.IncomingMessageStage.Start;
@@ -10,7 +11,10 @@ import io.mantlehooks.ai.turn.Steps;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.ai.turn.TurnCancelledException;
 import io.mantlehooks.runtime.CallerContext;
+import io.mantlehooks.observation.TurnObservationContext;
 import io.mantlehooks.runtime.HookRunner;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.SignalType;
@@ -47,10 +51,13 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 
 	private final Executor executor;
 
-	MantleTurnAdvisor(HookRunner hooks, IncomingMessageStage incoming) {
+	private final TurnObservations observations;
+
+	MantleTurnAdvisor(HookRunner hooks, IncomingMessageStage incoming, TurnObservations observations) {
 		this.hooks = hooks;
 		this.incoming = incoming;
 		this.executor = hooks.getExecutor();
+		this.observations = observations;
 	}
 
 	@Override
@@ -72,7 +79,24 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 		if (enclosing != null) {
 			return nestedCall(request, chain, enclosing.nested());
 		}
-		Turn turn = Turn.start(request.context(), CallerContext.capture());
+		Turn started = Turn.start(request.context(), CallerContext.capture());
+		Observation observation = this.observations.start(started, null);
+		if (observation == null) {
+			return call(request, chain, started);
+		}
+		ChatClientResponse response;
+		try (Observation.Scope scope = observation.openScope()) {
+			response = call(request, chain, started.observed(observation));
+		}
+		catch (RuntimeException | Error ex) {
+			TurnObservations.stop(observation, TurnObservationContext.ERROR, ex);
+			throw ex;
+		}
+		TurnObservations.stop(observation, response);
+		return response;
+	}
+
+	private ChatClientResponse call(ChatClientRequest request, CallAdvisorChain chain, Turn turn) {
 		Start start;
 		try {
 			start = Steps.join(this.incoming.start(turn, TurnContexts.enter(request, turn)));
@@ -135,13 +159,40 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 				TurnContexts.Chunks chunks = new TurnContexts.Chunks(nested);
 				return chain.nextStream(TurnContexts.enter(request, nested)).map(chunks::leave);
 			}
-			Turn turn = Turn.start(request.context(), CallerContext.capture(reactorContext));
+			Turn started = Turn.start(request.context(), CallerContext.capture(reactorContext));
+			Observation observation = this.observations.start(started,
+					reactorContext.getOrDefault(ObservationThreadLocalAccessor.KEY, null));
+			Turn turn = (observation != null) ? started.observed(observation) : started;
 			TurnLifecycle lifecycle = new TurnLifecycle(this.hooks, turn);
-			return Steps.mono(this.incoming.start(turn, TurnContexts.enter(request, turn)), this.executor)
+			Flux<ChatClientResponse> turnStream = Steps
+				.mono(this.incoming.start(turn, TurnContexts.enter(request, turn)), this.executor)
 				.flatMapMany((start) -> stream(start, chain, turn, lifecycle))
-				.doFinally((signal) -> lifecycle.end(status(signal)))
-				.contextWrite((context) -> CurrentTurnPropagation.contextWrite(context, turn));
+				.doFinally((signal) -> lifecycle.end(status(signal)));
+			if (observation != null) {
+				turnStream = observed(turnStream, observation);
+			}
+			return turnStream.contextWrite((context) -> CurrentTurnPropagation.contextWrite(context, turn));
 		});
+	}
+
+	/**
+	 * Report the streamed turn as its observation: the outcome the last chunk carries,
+	 * and the observation current for everything the chain does below.
+	 */
+	private static Flux<ChatClientResponse> observed(Flux<ChatClientResponse> turnStream, Observation observation) {
+		AtomicReference<@Nullable ChatClientResponse> last = new AtomicReference<>();
+		AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
+		return turnStream.doOnNext(last::set).doOnError(failure::set).doFinally((signal) -> {
+			if (signal == SignalType.ON_COMPLETE) {
+				TurnObservations.stop(observation, last.get());
+			}
+			else if (signal == SignalType.CANCEL) {
+				TurnObservations.stop(observation, TurnObservationContext.CANCELLED, null);
+			}
+			else {
+				TurnObservations.stop(observation, TurnObservationContext.ERROR, failure.get());
+			}
+		}).contextWrite((context) -> context.put(ObservationThreadLocalAccessor.KEY, observation));
 	}
 
 	private static Flux<ChatClientResponse> stream(Start start, StreamAdvisorChain chain, Turn turn,

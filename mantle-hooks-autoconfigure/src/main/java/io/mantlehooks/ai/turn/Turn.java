@@ -24,6 +24,7 @@ import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.runtime.CallerContext;
 import io.mantlehooks.runtime.HookScope;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
@@ -121,6 +122,17 @@ public final class Turn {
 	 */
 	public static @Nullable Turn of(ChatClientRequest request) {
 		return (request.context().get(CONTEXT_KEY) instanceof Turn turn) ? turn : null;
+	}
+
+	/**
+	 * Return this turn observed: its hooks' observations become children of the given
+	 * one.
+	 * @param observation the turn's {@code mantle.turn} observation
+	 * @return the observed turn
+	 */
+	public Turn observed(Observation observation) {
+		return new Turn(this.id, this.senderId, this.call, this.channel, this.messageId, this.voice, this.nested,
+				this.scope.withObservation(observation));
 	}
 
 	/**

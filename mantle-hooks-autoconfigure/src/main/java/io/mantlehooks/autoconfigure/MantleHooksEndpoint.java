@@ -1,0 +1,154 @@
+package io.mantlehooks.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.runtime.HookMethod;
+import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.runtime.HookRunner;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.util.Assert;
+
+/**
+ * The {@code mantlehooks} actuator endpoint ({@code GET /actuator/mantlehooks}): per
+ * point, its modify hook (effective timeout and where it came from, fail policy, circuit
+ * state) and its observers; the lanes' limits; and per hook, its invocations since
+ * startup by outcome. Like every endpoint but {@code health}, it is not exposed over the
+ * web unless {@code management.endpoints.web.exposure.include} names it.
+ */
+@Endpoint(id = "mantlehooks")
+public class MantleHooksEndpoint {
+
+	private final HookRegistry registry;
+
+	private final HookRunner runner;
+
+	private final MantleHooksProperties properties;
+
+	/**
+	 * Create the endpoint.
+	 * @param registry the hooks
+	 * @param runner the runner, for invocations in flight
+	 * @param properties the configuration, for the limits
+	 */
+	public MantleHooksEndpoint(HookRegistry registry, HookRunner runner, MantleHooksProperties properties) {
+		Assert.notNull(registry, "'registry' must not be null");
+		Assert.notNull(runner, "'runner' must not be null");
+		Assert.notNull(properties, "'properties' must not be null");
+		this.registry = registry;
+		this.runner = runner;
+		this.properties = properties;
+	}
+
+	/**
+	 * Describe the hooks.
+	 * @return the description
+	 */
+	@ReadOperation
+	public HooksDescriptor hooks() {
+		Map<String, PointDescriptor> points = new LinkedHashMap<>();
+		for (HookPoint point : HookPoint.values()) {
+			HookMethod modifier = this.registry.modifier(point);
+			List<HookDescriptor> observers = new ArrayList<>();
+			this.registry.observers(point).forEach((observer) -> observers.add(describe(observer)));
+			points.put(point.configName(),
+					new PointDescriptor((point.modifyAnnotation() != null) ? policy(point) : null,
+							(modifier != null) ? describe(modifier) : null, observers));
+		}
+		MantleHooksProperties.CircuitBreaker breaker = this.properties.getCircuitBreaker();
+		Limits limits = new Limits(this.properties.getObservers().getMaxConcurrent(),
+				this.properties.getModify().getMaxConcurrent(), this.properties.getMaxIterations(), breaker.isEnabled(),
+				new InFlight(this.runner.getObserversInFlight(), this.runner.getModifiersInFlight()));
+		return new HooksDescriptor(limits, points);
+	}
+
+	private static HookDescriptor describe(HookMethod hook) {
+		Map<String, Long> outcomes = new LinkedHashMap<>();
+		hook.outcomeCounts().forEach((outcome, count) -> outcomes.put(outcome.tagValue(), count));
+		CircuitBreaker breaker = hook.circuitBreaker();
+		String circuit = (breaker != null) ? breaker.getState().name().toLowerCase(Locale.ROOT) : null;
+		return new HookDescriptor(hook.name(),
+				hook.method().getDeclaringClass().getName() + "." + hook.method().getName(), hook.timeout().toMillis(),
+				hook.timeoutSource().value(), circuit, hook.inFlight(), total(outcomes), outcomes);
+	}
+
+	private static long total(Map<String, Long> outcomes) {
+		return outcomes.values().stream().mapToLong(Long::longValue).sum();
+	}
+
+	private static String policy(HookPoint point) {
+		return point.failPolicy().name().toLowerCase(Locale.ROOT);
+	}
+
+	/**
+	 * What the endpoint returns.
+	 *
+	 * @param limits the lanes' limits and invocations in flight
+	 * @param points every point, by its configuration name
+	 */
+	public record HooksDescriptor(Limits limits, Map<String, PointDescriptor> points) implements OperationResponseBody {
+	}
+
+	/**
+	 * The lanes' limits.
+	 *
+	 * @param observersMaxConcurrent {@code mantle.hooks.observers.max-concurrent}
+	 * @param modifyMaxConcurrent {@code mantle.hooks.modify.max-concurrent}
+	 * @param maxIterations {@code mantle.hooks.max-iterations}
+	 * @param circuitBreakers whether modify hooks have circuit breakers
+	 * @param inFlight invocations in flight now, all hooks together
+	 */
+	public record Limits(int observersMaxConcurrent, int modifyMaxConcurrent, int maxIterations,
+			boolean circuitBreakers, InFlight inFlight) {
+	}
+
+	/**
+	 * Invocations in flight now (running, or abandoned after a timeout and still
+	 * running).
+	 *
+	 * @param observe observe invocations
+	 * @param modify modify invocations
+	 */
+	public record InFlight(int observe, int modify) {
+	}
+
+	/**
+	 * One point.
+	 *
+	 * @param failPolicy what a failing modify hook leads to, {@code open} or
+	 * {@code closed}; {@code null} for points without a modify lane
+	 * @param modify the modify hook, {@code null} when there is none
+	 * @param observers the observe hooks
+	 */
+	public record PointDescriptor(@Nullable String failPolicy, @Nullable HookDescriptor modify,
+			List<HookDescriptor> observers) {
+	}
+
+	/**
+	 * One hook.
+	 *
+	 * @param name {@code beanName.methodName}
+	 * @param method the declaring class and method
+	 * @param timeoutMs the effective timeout
+	 * @param timeoutSource where it came from: {@code hook}, {@code annotation},
+	 * {@code point} or {@code lane}
+	 * @param circuit the circuit breaker's state ({@code closed}, {@code open},
+	 * {@code half_open}, ...), {@code null} for observers and when breakers are disabled
+	 * @param inFlight its invocations in flight now
+	 * @param invocations its invocations since startup
+	 * @param outcomes its invocations since startup by outcome
+	 */
+	public record HookDescriptor(String name, String method, long timeoutMs, String timeoutSource,
+			@Nullable String circuit, int inFlight, long invocations, Map<String, Long> outcomes) {
+	}
+
+}

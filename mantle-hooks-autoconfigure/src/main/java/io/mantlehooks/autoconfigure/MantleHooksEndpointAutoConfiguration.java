@@ -1,0 +1,31 @@
+package io.mantlehooks.autoconfigure;
+
+import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.runtime.HookRunner;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The {@code mantlehooks} actuator endpoint, when Spring Boot Actuator is present and the
+ * endpoint is available (enabled and exposed).
+ */
+@AutoConfiguration(after = MantleHooksAutoConfiguration.class)
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnBean(HookRunner.class)
+public final class MantleHooksEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnAvailableEndpoint
+	MantleHooksEndpoint mantleHooksEndpoint(HookRegistry registry, HookRunner runner,
+			MantleHooksProperties properties) {
+		return new MantleHooksEndpoint(registry, runner, properties);
+	}
+
+}

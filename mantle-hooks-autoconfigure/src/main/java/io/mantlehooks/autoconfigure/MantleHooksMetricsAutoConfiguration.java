@@ -1,0 +1,71 @@
+package io.mantlehooks.autoconfigure;
+
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.github.resilience4j.micrometer.tagged.TaggedTimeLimiterMetrics;
+import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
+import io.mantlehooks.runtime.HookRunner;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Meters of mantle-hooks beyond its observations, bound to every {@code MeterRegistry}
+ * Spring Boot configures: the invocations in flight per lane and, with
+ * {@code resilience4j-micrometer} on the class path, the Resilience4j meters of the
+ * hooks' time limiters, bulkheads and circuit breakers (unless Resilience4j's own Spring
+ * Boot starter binds its registries already).
+ */
+@AutoConfiguration(after = MantleHooksAutoConfiguration.class)
+@ConditionalOnClass(MeterBinder.class)
+@ConditionalOnBean(HookRunner.class)
+public final class MantleHooksMetricsAutoConfiguration {
+
+	/** The gauge of invocations in flight, tagged with the lane. */
+	public static final String IN_FLIGHT_METER = "mantle.hooks.in.flight";
+
+	@Bean
+	MeterBinder mantleHooksInFlightMetrics(HookRunner runner) {
+		return (registry) -> {
+			Gauge.builder(IN_FLIGHT_METER, runner, HookRunner::getObserversInFlight)
+				.tag("mantle.hook.lane", "observe")
+				.description("Observe hook invocations in flight (running, or still running after a timeout)")
+				.register(registry);
+			Gauge.builder(IN_FLIGHT_METER, runner, HookRunner::getModifiersInFlight)
+				.tag("mantle.hook.lane", "modify")
+				.description("Modify hook invocations in flight (running, or still running after a timeout)")
+				.register(registry);
+		};
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(TaggedCircuitBreakerMetrics.class)
+	@ConditionalOnMissingClass("io.github.resilience4j.springboot3.circuitbreaker.autoconfigure.CircuitBreakerMetricsAutoConfiguration")
+	static class Resilience4jMetricsConfiguration {
+
+		@Bean
+		MeterBinder mantleHooksCircuitBreakerMetrics(CircuitBreakerRegistry registry) {
+			return TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry);
+		}
+
+		@Bean
+		MeterBinder mantleHooksBulkheadMetrics(BulkheadRegistry registry) {
+			return TaggedBulkheadMetrics.ofBulkheadRegistry(registry);
+		}
+
+		@Bean
+		MeterBinder mantleHooksTimeLimiterMetrics(TimeLimiterRegistry registry) {
+			return TaggedTimeLimiterMetrics.ofTimeLimiterRegistry(registry);
+		}
+
+	}
+
+}

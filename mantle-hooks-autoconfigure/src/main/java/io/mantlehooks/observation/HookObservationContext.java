@@ -1,0 +1,89 @@
+package io.mantlehooks.observation;
+
+import io.mantlehooks.HookPoint;
+import io.micrometer.observation.Observation;
+
+import org.springframework.util.Assert;
+
+/**
+ * What a {@code mantle.hook} observation knows of its invocation.
+ */
+public class HookObservationContext extends Observation.Context {
+
+	private final String hookName;
+
+	private final HookPoint point;
+
+	private final String lane;
+
+	private final String turnId;
+
+	private String outcome = "unknown";
+
+	/**
+	 * Create a context.
+	 * @param hookName the hook, {@code beanName.methodName}
+	 * @param point the point it serves
+	 * @param lane {@code observe} or {@code modify}
+	 * @param turnId the turn's id, {@code ""} outside a turn
+	 */
+	public HookObservationContext(String hookName, HookPoint point, String lane, String turnId) {
+		Assert.hasText(hookName, "'hookName' must not be empty");
+		Assert.notNull(point, "'point' must not be null");
+		Assert.hasText(lane, "'lane' must not be empty");
+		Assert.notNull(turnId, "'turnId' must not be null");
+		this.hookName = hookName;
+		this.point = point;
+		this.lane = lane;
+		this.turnId = turnId;
+	}
+
+	/**
+	 * Return the hook's name.
+	 * @return {@code beanName.methodName}
+	 */
+	public String getHookName() {
+		return this.hookName;
+	}
+
+	/**
+	 * Return the point the hook serves.
+	 * @return the point
+	 */
+	public HookPoint getPoint() {
+		return this.point;
+	}
+
+	/**
+	 * Return the lane.
+	 * @return {@code observe} or {@code modify}
+	 */
+	public String getLane() {
+		return this.lane;
+	}
+
+	/**
+	 * Return the turn's id.
+	 * @return the id, {@code ""} outside a turn
+	 */
+	public String getTurnId() {
+		return this.turnId;
+	}
+
+	/**
+	 * Return the outcome, set when the invocation ends.
+	 * @return the outcome, {@code unknown} before
+	 */
+	public String getOutcome() {
+		return this.outcome;
+	}
+
+	/**
+	 * Set the outcome.
+	 * @param outcome the outcome's tag value
+	 */
+	public void setOutcome(String outcome) {
+		this.outcome = outcome;
+	}
+
+}

@@ -1,0 +1,95 @@
+package io.mantlehooks.observation;
+
+import io.micrometer.common.docs.KeyName;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationConvention;
+import io.micrometer.observation.docs.ObservationDocumentation;
+
+/**
+ * The {@code mantle.hook} observation: one per hook invocation, also for invocations that
+ * never ran (dropped, bulkhead full, circuit open). With Spring Boot's default handlers
+ * it yields a {@code mantle.hook} timer per tag set and, with tracing, a span per
+ * invocation under the turn's span.
+ */
+public enum HookObservationDocumentation implements ObservationDocumentation {
+
+	/** One hook invocation. */
+	MANTLE_HOOK {
+
+		@Override
+		public Class<? extends ObservationConvention<? extends Observation.Context>> getDefaultConvention() {
+			return DefaultHookObservationConvention.class;
+		}
+
+		@Override
+		public KeyName[] getLowCardinalityKeyNames() {
+			return LowCardinalityKeyNames.values();
+		}
+
+		@Override
+		public KeyName[] getHighCardinalityKeyNames() {
+			return HighCardinalityKeyNames.values();
+		}
+
+	};
+
+	/**
+	 * Low-cardinality keys: metric tags.
+	 */
+	public enum LowCardinalityKeyNames implements KeyName {
+
+		/** The hook point, kebab-case ({@code model-request}). */
+		POINT {
+			@Override
+			public String asString() {
+				return "mantle.hook.point";
+			}
+		},
+
+		/** The lane, {@code observe} or {@code modify}. */
+		LANE {
+			@Override
+			public String asString() {
+				return "mantle.hook.lane";
+			}
+		},
+
+		/** The hook, {@code beanName.methodName}. */
+		NAME {
+			@Override
+			public String asString() {
+				return "mantle.hook.name";
+			}
+		},
+
+		/**
+		 * What became of the invocation: {@code proceeded}, {@code rejected},
+		 * {@code retried}, {@code signal_discarded}, {@code timeout}, {@code crash},
+		 * {@code invalid_return}, {@code dropped}, {@code bulkhead_full} or
+		 * {@code circuit_open}.
+		 */
+		OUTCOME {
+			@Override
+			public String asString() {
+				return "mantle.hook.outcome";
+			}
+		}
+
+	}
+
+	/**
+	 * High-cardinality keys: span attributes only.
+	 */
+	public enum HighCardinalityKeyNames implements KeyName {
+
+		/** The id of the turn the hook ran for (absent outside a turn). */
+		TURN_ID {
+			@Override
+			public String asString() {
+				return "mantle.turn_id";
+			}
+		}
+
+	}
+
+}

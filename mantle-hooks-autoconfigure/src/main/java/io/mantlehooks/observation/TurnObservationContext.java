@@ -1,0 +1,71 @@
+package io.mantlehooks.observation;
+
+import io.micrometer.observation.Observation;
+
+import org.springframework.util.Assert;
+
+/**
+ * What a {@code mantle.turn} observation knows of its turn.
+ */
+public class TurnObservationContext extends Observation.Context {
+
+	/** The outcome of a turn that ended normally. */
+	public static final String COMPLETED = "completed";
+
+	/** The outcome of a turn that ended with an exception or an error signal. */
+	public static final String ERROR = "error";
+
+	/** The outcome of a cancelled turn. */
+	public static final String CANCELLED = "cancelled";
+
+	private final String turnId;
+
+	private final String channel;
+
+	private String outcome = COMPLETED;
+
+	/**
+	 * Create a context.
+	 * @param turnId the turn's id
+	 * @param channel the channel's name
+	 */
+	public TurnObservationContext(String turnId, String channel) {
+		Assert.notNull(turnId, "'turnId' must not be null");
+		Assert.notNull(channel, "'channel' must not be null");
+		this.turnId = turnId;
+		this.channel = channel;
+	}
+
+	/**
+	 * Return the turn's id.
+	 * @return the id
+	 */
+	public String getTurnId() {
+		return this.turnId;
+	}
+
+	/**
+	 * Return the channel's name.
+	 * @return the name, {@code ""} when none was set
+	 */
+	public String getChannel() {
+		return this.channel;
+	}
+
+	/**
+	 * Return how the turn ended.
+	 * @return the outcome, {@link #COMPLETED} until another is set
+	 */
+	public String getOutcome() {
+		return this.outcome;
+	}
+
+	/**
+	 * Set how the turn ended.
+	 * @param outcome the outcome
+	 */
+	public void setOutcome(String outcome) {
+		this.outcome = outcome;
+	}
+
+}

@@ -1,0 +1,75 @@
+package io.mantlehooks.runtime;
+
+import io.mantlehooks.observation.DefaultHookObservationConvention;
+import io.mantlehooks.observation.HookObservationContext;
+import io.mantlehooks.observation.HookObservationConvention;
+import io.mantlehooks.observation.HookObservationDocumentation;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Counts each hook invocation's outcome on its hook and, when an observation registry is
+ * configured, reports it as a {@code mantle.hook} observation, a child of the turn's
+ * observation. With the no-op registry nothing is created.
+ */
+final class HookObservations {
+
+	private static final HookObservationConvention DEFAULT_CONVENTION = new DefaultHookObservationConvention();
+
+	private final ObservationRegistry registry;
+
+	private final @Nullable HookObservationConvention convention;
+
+	HookObservations(ObservationRegistry registry, @Nullable HookObservationConvention convention) {
+		this.registry = registry;
+		this.convention = convention;
+	}
+
+	/**
+	 * Start the observation of an invocation handed to the executor now.
+	 * @return the started observation, {@code null} when nothing is observed
+	 */
+	@Nullable Observation start(HookMethod hook, HookScope scope) {
+		if (this.registry.isNoop()) {
+			return null;
+		}
+		HookObservationContext context = new HookObservationContext(hook.name(), hook.point(),
+				(hook.lane() == HookLane.OBSERVE) ? "observe" : "modify", scope.turnId());
+		Observation observation = HookObservationDocumentation.MANTLE_HOOK.observation(this.convention,
+				DEFAULT_CONVENTION, () -> context, this.registry);
+		Observation parent = scope.observation();
+		if (parent != null) {
+			observation.parentObservation(parent);
+		}
+		return observation.start();
+	}
+
+	/**
+	 * Count an invocation's outcome and stop its observation.
+	 * @param error what the hook threw, for a crash
+	 */
+	static void finish(HookMethod hook, @Nullable Observation observation, HookOutcome outcome,
+			@Nullable Throwable error) {
+		hook.count(outcome);
+		if (observation == null) {
+			return;
+		}
+		if (observation.getContext() instanceof HookObservationContext context) {
+			context.setOutcome(outcome.tagValue());
+		}
+		if (error != null) {
+			observation.error(error);
+		}
+		observation.stop();
+	}
+
+	/**
+	 * Count and observe an invocation that never ran (dropped, bulkhead full, circuit
+	 * open).
+	 */
+	void skipped(HookMethod hook, HookScope scope, HookOutcome outcome) {
+		finish(hook, start(hook, scope), outcome, null);
+	}
+
+}
