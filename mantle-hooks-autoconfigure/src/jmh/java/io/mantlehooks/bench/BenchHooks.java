@@ -52,6 +52,19 @@ final class BenchHooks {
 			.toList();
 	}
 
+	/**
+	 * Never returns in time: only its open circuit breaker keeps turns fast.
+	 */
+	public static class HungRequestHook {
+
+		@ModifyModelRequest
+		public ModelRequestPayload hang(ModelRequestPayload request) throws InterruptedException {
+			Thread.sleep(60_000);
+			return request;
+		}
+
+	}
+
 	public static class BlockingRequestHook {
 
 		@ModifyModelRequest

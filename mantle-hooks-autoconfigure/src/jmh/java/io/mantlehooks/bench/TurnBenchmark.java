@@ -19,6 +19,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.runtime.HookRegistry;
+
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.task.AsyncTaskExecutor;
@@ -29,7 +32,8 @@ import org.springframework.core.task.AsyncTaskExecutor;
  * asynchronous modify hook, hooks at every point, a hand-written {@code CallAdvisor}
  * doing the rewrite the hooks do, two advisors that only pass the turn on (what Spring
  * AI's chain charges per advisor), and a bare hand-off to the hook executor (the price of
- * one hop). {@code call} is a {@code .call()} turn, {@code stream} a {@code .stream()}
+ * one hop), and a modify hook that hangs (500 ms timeout) behind its open circuit breaker.
+ * {@code call} is a {@code .call()} turn, {@code stream} a {@code .stream()}
  * turn of ten chunks.
  * <p>
  * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure -am verify
@@ -44,7 +48,7 @@ import org.springframework.core.task.AsyncTaskExecutor;
 public class TurnBenchmark {
 
 	@Param({ "plain", "starterNoHooks", "observersOnly", "blockingHook", "asyncHook", "everyPoint",
-			"handWrittenAdvisor", "twoPassThroughAdvisors", "executorHop" })
+			"handWrittenAdvisor", "twoPassThroughAdvisors", "executorHop", "hungHookOpenBreaker" })
 	public String variant;
 
 	private ConfigurableApplicationContext context;
@@ -61,10 +65,19 @@ public class TurnBenchmark {
 			case "asyncHook" -> BenchHooks.AsyncRequestHook.class;
 			case "everyPoint" -> BenchHooks.EveryPoint.class;
 			case "observersOnly" -> BenchHooks.Observers.class;
+			case "hungHookOpenBreaker" -> BenchHooks.HungRequestHook.class;
 			default -> null;
 		};
 		this.context = BenchApplication.start(model, hooks, Map.of("mantle.hooks.observers.max-concurrent", "100000"));
 		this.executor = this.context.getBean("mantleHookExecutor", AsyncTaskExecutor.class);
+		if ("hungHookOpenBreaker".equals(this.variant)) {
+			// the hung hook's breaker opened after it timed out on 20 turns: from now on the
+			// point's fail policy applies at once
+			this.context.getBean(HookRegistry.class)
+				.modifier(HookPoint.MODEL_REQUEST)
+				.circuitBreaker()
+				.transitionToForcedOpenState();
+		}
 		this.chatClient = switch (this.variant) {
 			case "plain", "executorHop" -> ChatClient.builder(model).build();
 			case "handWrittenAdvisor" ->

@@ -9,6 +9,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,8 +62,6 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 	private final String timeoutsPrefix;
 
 	private final String circuitBreakerPrefix;
-
-	private final HookMethodValidator validator = new HookMethodValidator();
 
 	private final Set<Class<?>> classesWithoutHooks = Collections.newSetFromMap(new ConcurrentHashMap<>(64));
 
@@ -125,8 +124,10 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 				}
 			}
 		}
-		candidates.forEach((candidate) -> problems.addAll(this.validator.validate(candidate)));
-		problems.addAll(this.validator.checkOneModifierPerPoint(candidates));
+		// a validator per run: what it reads of class files is not kept after startup
+		HookMethodValidator validator = new HookMethodValidator();
+		candidates.forEach((candidate) -> problems.addAll(validator.validate(candidate)));
+		problems.addAll(validator.checkOneModifierPerPoint(candidates));
 		List<HookMethod> hooks = new ArrayList<>(candidates.size());
 		// hooks cannot get their guards while the guards' settings are invalid
 		for (HookCandidate candidate : guardProblems.isEmpty() ? candidates : List.<HookCandidate>of()) {
@@ -143,9 +144,37 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		if (!problems.isEmpty()) {
 			throw new HookDefinitionException(problems);
 		}
+		warnAboutUnknownResponses(beanFactory, candidates, validator);
+		validator.clear();
 		this.classesWithoutHooks.clear();
 		this.registry.install(hooks);
 		logSummary(hooks);
+	}
+
+	/**
+	 * A rejection that names a reply nobody defined sends the packaged fallback: almost
+	 * always a typo, so say so now rather than when a user first meets it.
+	 */
+	private static void warnAboutUnknownResponses(ConfigurableListableBeanFactory beanFactory,
+			List<HookCandidate> candidates, HookMethodValidator validator) {
+		HookResponses responses = beanFactory.getBeanProvider(HookResponses.class).getIfAvailable();
+		if (responses == null) {
+			return;
+		}
+		Locale locale = Locale.getDefault();
+		for (HookCandidate candidate : candidates) {
+			if (candidate.lane() == HookLane.MODIFY
+					&& candidate.point().allowsSignal(io.mantlehooks.HookRejection.class)) {
+				for (String name : validator.rejectionResponseNames(candidate)) {
+					if (!responses.isKnown(name, locale)) {
+						logger.warn(candidate.describe() + " rejects with response '" + name
+								+ "', which resolves to nothing: it is neither in mantle.hooks.responses nor in the "
+								+ "MessageSource for the default locale (" + locale + "), so users would get the "
+								+ "packaged reply instead. Define it, or fix the name.");
+					}
+				}
+			}
+		}
 	}
 
 	/**
@@ -166,6 +195,43 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 			this.predictedPoints = predicted;
 		}
 		return predicted;
+	}
+
+	/**
+	 * Discover and validate the hooks from the bean definitions alone, as the AOT build
+	 * sees them: the same checks as at startup, so a bad hook fails the build. What the
+	 * bytecode check found is returned to be recorded, since a native image has no class
+	 * files to read.
+	 * @return the hook methods found and what their bytecode constructs
+	 * @throws HookDefinitionException when a hook is invalid
+	 */
+	RecordedChecks checkAheadOfTime() {
+		ConfigurableListableBeanFactory beanFactory = this.beanFactory;
+		Assert.state(beanFactory != null, "No BeanFactory set");
+		List<HookProblem> problems = new ArrayList<>(this.timeouts.validate(this.timeoutsPrefix));
+		problems.addAll(this.guards.validate(this.circuitBreakerPrefix));
+		List<HookCandidate> candidates = new ArrayList<>();
+		for (String beanName : beanFactory.getBeanNamesForType(Object.class, true, false)) {
+			if (!ScopedProxyUtils.isScopedTarget(beanName)) {
+				Class<?> type = predictedType(beanFactory, beanName);
+				if (type != null) {
+					collect(beanName, type, candidates, problems);
+				}
+			}
+		}
+		HookMethodValidator validator = new HookMethodValidator();
+		candidates.forEach((candidate) -> problems.addAll(validator.validate(candidate)));
+		problems.addAll(validator.checkOneModifierPerPoint(candidates));
+		if (!problems.isEmpty()) {
+			throw new HookDefinitionException(problems);
+		}
+		RecordedChecks recorded = new RecordedChecks();
+		for (HookCandidate candidate : candidates) {
+			recorded.record(candidate.method(), validator.constructedSignals(candidate),
+					validator.rejectionResponseNames(candidate));
+		}
+		this.classesWithoutHooks.clear();
+		return recorded;
 	}
 
 	private Set<HookPoint> predictPoints() {
@@ -257,12 +323,20 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		});
 	}
 
+	/**
+	 * The hook annotations on a method, directly or as meta-annotations: one pass over
+	 * what the method carries rather than one lookup per hook annotation.
+	 */
 	private static List<MergedAnnotation<Annotation>> hookAnnotations(Method method) {
-		MergedAnnotations annotations = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY);
-		List<MergedAnnotation<Annotation>> found = new ArrayList<>(1);
-		for (Class<? extends Annotation> type : BINDINGS.keySet()) {
-			MergedAnnotation<Annotation> annotation = annotations.get(type.getName());
-			if (annotation.isPresent()) {
+		List<MergedAnnotation<Annotation>> found = List.of();
+		for (MergedAnnotation<Annotation> annotation : (Iterable<MergedAnnotation<Annotation>>) MergedAnnotations
+			.from(method, SearchStrategy.TYPE_HIERARCHY)
+			.stream()::iterator) {
+			Class<Annotation> type = annotation.getType();
+			if (BINDINGS.containsKey(type) && found.stream().noneMatch((known) -> known.getType() == type)) {
+				if (found.isEmpty()) {
+					found = new ArrayList<>(1);
+				}
 				found.add(annotation);
 			}
 		}

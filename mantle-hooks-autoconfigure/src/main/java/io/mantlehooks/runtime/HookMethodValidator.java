@@ -30,6 +30,28 @@ final class HookMethodValidator {
 
 	private final SignalUsageInspector signalInspector = new SignalUsageInspector();
 
+	/**
+	 * Return the response names a hook passes as literals to
+	 * {@code new HookRejection(reason, name)}.
+	 */
+	Set<String> rejectionResponseNames(HookCandidate candidate) {
+		return this.signalInspector.rejectionResponseNames(candidate.method());
+	}
+
+	/**
+	 * Return the control signals a hook constructs in its code.
+	 */
+	Set<Class<? extends HookSignal>> constructedSignals(HookCandidate candidate) {
+		return this.signalInspector.constructedSignals(candidate.method());
+	}
+
+	/**
+	 * Forget what was read for the checks: validation runs once, at startup.
+	 */
+	void clear() {
+		this.signalInspector.clear();
+	}
+
 	List<HookProblem> validate(HookCandidate candidate) {
 		List<HookProblem> problems = new ArrayList<>();
 		checkParameter(candidate, problems);

@@ -76,10 +76,24 @@ public final class HookResponses {
 		return (text != null) ? text : PACKAGED.getOrDefault(fallback, PACKAGED.get(MODEL_REQUEST_HOOK_ERROR));
 	}
 
+	/**
+	 * Return whether a name resolves to a reply for the given locale: configured, found
+	 * in the message source, or packaged.
+	 * @param name the response name
+	 * @param locale the locale to look it up for
+	 * @return whether a hook that names it gets that reply rather than a fallback
+	 */
+	public boolean isKnown(String name, Locale locale) {
+		return lookup(name, locale) != null || PACKAGED.containsKey(name);
+	}
+
 	private @Nullable String lookup(String name) {
+		return lookup(name, LocaleContextHolder.getLocale());
+	}
+
+	private @Nullable String lookup(String name, Locale locale) {
 		String text = this.configured.get(ConfigurationKeys.normalize(name));
 		if (!usable(text) && this.messageSource != null) {
-			Locale locale = LocaleContextHolder.getLocale();
 			// only a real hit counts: a message source that uses codes as default
 			// messages would otherwise echo a free-form "name" back as the reply
 			String found = this.messageSource.getMessage(name, null, MISSING, locale);

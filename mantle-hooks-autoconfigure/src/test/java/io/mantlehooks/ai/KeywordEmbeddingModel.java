@@ -14,7 +14,7 @@ import org.springframework.ai.embedding.EmbeddingResponse;
  * A deterministic embedding model for tests: one dimension per keyword, counting its
  * occurrences, so similar texts are near and every search can be counted.
  */
-class KeywordEmbeddingModel implements EmbeddingModel {
+public class KeywordEmbeddingModel implements EmbeddingModel {
 
 	private static final List<String> KEYWORDS = List.of("refund", "shipping", "ticket", "days", "warranty", "policy");
 

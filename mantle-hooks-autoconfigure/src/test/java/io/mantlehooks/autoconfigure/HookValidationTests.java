@@ -56,6 +56,18 @@ class HookValidationTests {
 		.withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class));
 
 	@Test
+	void rejectionNamingAnUndefinedResponseIsReportedAtStartup(CapturedOutput output) {
+		this.contextRunner.withBean("typoHooks", TypoHooks.class)
+			.withPropertyValues("mantle.hooks.responses.utter_no_spam=No spam here, please.")
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).contains("@ModifyIncomingMessage method 'typoHooks.screen'")
+			.contains("rejects with response 'utter_no_spm', which resolves to nothing")
+			.doesNotContain("response 'utter_no_spam'")
+			.doesNotContain("response 'utter_outgoing_text_rejected'")
+			.contains("rejects with response 'utter_in_lambda'");
+	}
+
+	@Test
 	void validHooksAreDiscoveredAndSummarizedPerPoint(CapturedOutput output) {
 		this.contextRunner.withUserConfiguration(ValidHooksConfiguration.class).run((context) -> {
 			assertThat(context).hasNotFailed();
@@ -652,6 +664,35 @@ class HookValidationTests {
 		@ModifyOutgoingText
 		public OutgoingTextPayload shout(OutgoingTextPayload text) {
 			return text.withText(text.text().toUpperCase());
+		}
+
+	}
+
+	static class TypoHooks {
+
+		@io.mantlehooks.annotation.ModifyIncomingMessage
+		io.mantlehooks.IncomingMessagePayload screen(io.mantlehooks.IncomingMessagePayload message) {
+			if (message.text().contains("spam")) {
+				throw new io.mantlehooks.HookRejection("spam", "utter_no_spm");
+			}
+			if (message.text().contains("ham")) {
+				throw new io.mantlehooks.HookRejection("ham", "utter_no_spam");
+			}
+			return message;
+		}
+
+		@io.mantlehooks.annotation.ModifyOutgoingText
+		java.util.concurrent.CompletionStage<io.mantlehooks.OutgoingTextPayload> reply(
+				io.mantlehooks.OutgoingTextPayload outgoing) {
+			return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+				if (outgoing.text().contains("secret")) {
+					throw new io.mantlehooks.HookRejection("leak", "utter_in_lambda");
+				}
+				if (outgoing.text().contains("x")) {
+					throw new io.mantlehooks.HookRejection("packaged", "utter_outgoing_text_rejected");
+				}
+				return outgoing;
+			});
 		}
 
 	}

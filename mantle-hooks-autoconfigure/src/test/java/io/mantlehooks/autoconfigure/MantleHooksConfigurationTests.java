@@ -18,6 +18,7 @@ import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.annotation.OnOutgoingText;
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -215,6 +216,18 @@ class MantleHooksConfigurationTests {
 		List<String> descriptions = JsonPath.read(json, "$.properties[*].description");
 		assertThat(descriptions).hasSize(names.size())
 			.allSatisfy((description) -> assertThat(description).isNotBlank());
+		List<String> points = JsonPath.read(json,
+				"$.hints[?(@.name == 'mantle.hooks.timeouts.point.keys')].values[*].value");
+		assertThat(points).containsExactlyInAnyOrderElementsOf(java.util.Arrays.stream(HookPoint.values())
+			.filter((point) -> point.modifyAnnotation() != null)
+			.map(HookPoint::configName)
+			.toList());
+		List<String> responses = JsonPath.read(json,
+				"$.hints[?(@.name == 'mantle.hooks.responses.keys')].values[*].value");
+		assertThat(responses).contains(HookResponses.INCOMING_MESSAGE_REJECTED, HookResponses.MAX_ITERATIONS_REACHED);
+		List<String> hookTimeoutType = JsonPath.read(json,
+				"$.hints[?(@.name == 'mantle.hooks.timeouts.hook.values')].providers[0].parameters.target");
+		assertThat(hookTimeoutType).containsExactly("java.time.Duration");
 	}
 
 	static class TimedHooks {

@@ -9,7 +9,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.SmartInstantiationAwareBeanPostProcessor;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -19,7 +19,7 @@ import org.springframework.util.ClassUtils;
  * they use are wrapped instead; the proxy keeps the bean's class, so injection by the
  * concrete type still works.
  */
-public final class KnowledgeBeanPostProcessor implements BeanPostProcessor {
+public final class KnowledgeBeanPostProcessor implements SmartInstantiationAwareBeanPostProcessor {
 
 	private static final Log logger = LogFactory.getLog(KnowledgeBeanPostProcessor.class);
 
@@ -44,6 +44,30 @@ public final class KnowledgeBeanPostProcessor implements BeanPostProcessor {
 			.toArray(Class<?>[]::new);
 	}
 
+	/**
+	 * Return the class of the proxy this processor will make of such a bean: during the
+	 * AOT build this generates the proxy class ahead of time, so a native image has it.
+	 */
+	@Override
+	public Class<?> determineBeanType(Class<?> beanClass, String beanName) {
+		if (!isSearchType(beanClass) || beanClass.isInterface() || Modifier.isFinal(beanClass.getModifiers())
+				|| beanClass.isSynthetic()) {
+			return beanClass;
+		}
+		ProxyFactory proxyFactory = proxyFactory(beanClass);
+		proxyFactory.setTargetClass(beanClass);
+		return proxyFactory.getProxyClass(beanClass.getClassLoader());
+	}
+
+	private boolean isSearchType(Class<?> beanClass) {
+		for (Class<?> searchType : this.searchTypes) {
+			if (searchType.isAssignableFrom(beanClass)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		for (Class<?> searchType : this.searchTypes) {
@@ -63,11 +87,23 @@ public final class KnowledgeBeanPostProcessor implements BeanPostProcessor {
 					+ " is final and cannot be proxied by class");
 			return bean;
 		}
-		ProxyFactory proxyFactory = new ProxyFactory(bean);
+		ProxyFactory proxyFactory = proxyFactory(targetClass);
+		proxyFactory.setTarget(bean);
 		// keep the concrete class, so injection by the concrete type still works
 		proxyFactory.setProxyTargetClass(!lambda);
-		proxyFactory.addAdvice(this.interceptor);
 		return proxyFactory.getProxy(targetClass.getClassLoader());
+	}
+
+	/**
+	 * The proxy's configuration, the same for the class made ahead of time and for the
+	 * proxy of the bean, so that the bean's proxy is of the class made ahead of time.
+	 */
+	private ProxyFactory proxyFactory(Class<?> targetClass) {
+		ProxyFactory proxyFactory = new ProxyFactory();
+		proxyFactory.setInterfaces(ClassUtils.getAllInterfacesForClass(targetClass, targetClass.getClassLoader()));
+		proxyFactory.setProxyTargetClass(true);
+		proxyFactory.addAdvice(this.interceptor);
+		return proxyFactory;
 	}
 
 }

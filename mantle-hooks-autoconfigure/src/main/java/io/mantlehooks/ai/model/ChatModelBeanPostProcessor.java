@@ -11,7 +11,7 @@ import io.mantlehooks.HookPoint;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.SmartInstantiationAwareBeanPostProcessor;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -21,7 +21,7 @@ import org.springframework.util.ClassUtils;
  * is left as it is: its calls are checked through Spring AI's model observations when the
  * application has an {@code ObservationRegistry}.
  */
-public final class ChatModelBeanPostProcessor implements BeanPostProcessor {
+public final class ChatModelBeanPostProcessor implements SmartInstantiationAwareBeanPostProcessor {
 
 	private static final String CHAT_MODEL = "org.springframework.ai.chat.model.ChatModel";
 
@@ -63,10 +63,42 @@ public final class ChatModelBeanPostProcessor implements BeanPostProcessor {
 			// nothing to guard: an application without hooks pays nothing
 			return bean;
 		}
-		ProxyFactory proxyFactory = new ProxyFactory(bean);
-		proxyFactory.setProxyTargetClass(true);
-		proxyFactory.addAdvice(new UnhookedCallInterceptor(unhookedCalls, beanName));
+		ProxyFactory proxyFactory = proxyFactory(targetClass, new UnhookedCallInterceptor(unhookedCalls, beanName));
+		proxyFactory.setTarget(bean);
 		return proxyFactory.getProxy(targetClass.getClassLoader());
+	}
+
+	/**
+	 * Return the class of the proxy this processor makes of a chat model bean when the
+	 * application has hooks: during the AOT build this generates the proxy class ahead of
+	 * time, so a native image has it.
+	 */
+	@Override
+	public Class<?> determineBeanType(Class<?> beanClass, String beanName) {
+		if (!this.chatModelType.isAssignableFrom(beanClass) || beanClass.isInterface()
+				|| Modifier.isFinal(beanClass.getModifiers()) || beanClass.isSynthetic()
+				|| this.pointsWithHooks.get().isEmpty()) {
+			return beanClass;
+		}
+		UnhookedCallDetector unhookedCalls = this.detector.getIfAvailable();
+		if (unhookedCalls == null || unhookedCalls.policy() == UnhookedCallPolicy.IGNORE) {
+			return beanClass;
+		}
+		ProxyFactory proxyFactory = proxyFactory(beanClass, new UnhookedCallInterceptor(unhookedCalls, beanName));
+		proxyFactory.setTargetClass(beanClass);
+		return proxyFactory.getProxyClass(beanClass.getClassLoader());
+	}
+
+	/**
+	 * The proxy's configuration, the same for the class made ahead of time and for the
+	 * proxy of the bean, so that the bean's proxy is of the class made ahead of time.
+	 */
+	private static ProxyFactory proxyFactory(Class<?> targetClass, UnhookedCallInterceptor interceptor) {
+		ProxyFactory proxyFactory = new ProxyFactory();
+		proxyFactory.setInterfaces(ClassUtils.getAllInterfacesForClass(targetClass, targetClass.getClassLoader()));
+		proxyFactory.setProxyTargetClass(true);
+		proxyFactory.addAdvice(interceptor);
+		return proxyFactory;
 	}
 
 	/**
