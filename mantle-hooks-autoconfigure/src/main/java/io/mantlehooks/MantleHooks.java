@@ -39,9 +39,11 @@ public final class MantleHooks {
 	/**
 	 * Response context key: set when the reply is not simply the model's: a hook rejected
 	 * ({@code rejected}) or failed closed ({@code hook_error}), the turn reached
-	 * {@code mantle.hooks.max-iterations} ({@code max_iterations}), or its
-	 * {@code .call()} thread was interrupted ({@code cancelled}). Only the engine sets
-	 * it: a client-supplied value is removed when the turn starts.
+	 * {@code mantle.hooks.max-iterations} ({@code max_iterations}), its {@code .call()}
+	 * thread was interrupted ({@code cancelled}), a tool call waits for approval
+	 * ({@code awaiting_approval}, with {@link #APPROVAL_ID}), or an approval or denial
+	 * named no pending batch ({@code approval_not_found}). Only the engine sets it: a
+	 * client-supplied value is removed when the turn starts.
 	 */
 	public static final String OUTCOME = "mantle.outcome";
 
@@ -50,6 +52,22 @@ public final class MantleHooks {
 	 * users.
 	 */
 	public static final String REASON = "mantle.reason";
+
+	/**
+	 * Response context key: the id of the tool-call batch this turn paused for approval
+	 * (with {@code mantle.outcome=awaiting_approval}); pass it to {@link #approve} or
+	 * {@link #deny}. Only the engine sets it.
+	 */
+	public static final String APPROVAL_ID = "mantle.approval_id";
+
+	/** Advisor param: the approval id of a paused batch to run. */
+	public static final String APPROVE = "mantle.approve";
+
+	/** Advisor param: the approval id of a paused batch to decline. */
+	public static final String DENY = "mantle.deny";
+
+	/** Advisor param: why the user declined, told to the model. */
+	public static final String DENY_REASON = "mantle.deny_reason";
 
 	private MantleHooks() {
 	}
@@ -79,6 +97,33 @@ public final class MantleHooks {
 		Assert.notNull(call, "'call' must not be null");
 		Map<String, Object> callCopy = JsonValues.copyMap(call);
 		return (spec) -> spec.param(SENDER_ID, senderId).param(CHANNEL, channel).param(CALL, callCopy);
+	}
+
+	/**
+	 * Return an advisor spec customizer that approves a paused tool-call batch: the turn
+	 * runs the stored calls exactly as they were stored (the tool-call hooks do not run
+	 * again), then the model answers with their results. Send it in the same conversation
+	 * (same conversation or sender id) as the turn that paused, on any instance; the
+	 * user's message, if any, is recorded but the model resumes the paused exchange.
+	 * @param approvalId the {@link #APPROVAL_ID} of the paused turn
+	 * @return the customizer to pass to {@code ChatClientRequestSpec.advisors(...)}
+	 */
+	public static Consumer<ChatClient.AdvisorSpec> approve(String approvalId) {
+		Assert.hasText(approvalId, "'approvalId' must not be empty");
+		return (spec) -> spec.param(APPROVE, approvalId);
+	}
+
+	/**
+	 * Return an advisor spec customizer that declines a paused tool-call batch: no tool
+	 * runs; the model is told the user declined, and why, and answers.
+	 * @param approvalId the {@link #APPROVAL_ID} of the paused turn
+	 * @param reason why the user declined, told to the model
+	 * @return the customizer to pass to {@code ChatClientRequestSpec.advisors(...)}
+	 */
+	public static Consumer<ChatClient.AdvisorSpec> deny(String approvalId, String reason) {
+		Assert.hasText(approvalId, "'approvalId' must not be empty");
+		Assert.notNull(reason, "'reason' must not be null");
+		return (spec) -> spec.param(DENY, approvalId).param(DENY_REASON, reason);
 	}
 
 }

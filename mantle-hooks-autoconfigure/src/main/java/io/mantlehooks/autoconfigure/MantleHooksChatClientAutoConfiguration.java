@@ -1,17 +1,24 @@
 package io.mantlehooks.autoconfigure;
 
+import java.time.Clock;
+import java.util.Set;
+
 import io.mantlehooks.ai.chat.MantleChatClientCustomizer;
 import io.mantlehooks.ai.knowledge.KnowledgeBeanPostProcessor;
 import io.mantlehooks.ai.model.ChatModelBeanPostProcessor;
 import io.mantlehooks.ai.model.UnhookedCallDetector;
 import io.mantlehooks.ai.model.UnhookedCallObservationHandler;
 import io.mantlehooks.ai.tool.MantleMcpMetaConverter;
+import io.mantlehooks.ai.tool.ToolApprovals;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
+import io.mantlehooks.approval.ApprovalStore;
+import io.mantlehooks.approval.ToolApprovalPolicy;
 import io.mantlehooks.observation.TurnObservationConvention;
 import io.mantlehooks.runtime.HookMethodProcessor;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.transcript.TranscriptStore;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.ai.chat.client.ChatClient;
@@ -42,11 +49,19 @@ public final class MantleHooksChatClientAutoConfiguration {
 	MantleChatClientCustomizer mantleChatClientCustomizer(HookRunner hooks, HookResponses responses,
 			ObjectProvider<ToolCallingManager> toolCallingManager, MantleHooksProperties properties,
 			HookMethodProcessor processor, ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<TurnObservationConvention> convention) {
+			ObjectProvider<TurnObservationConvention> convention, ObjectProvider<ToolApprovalPolicy> approvalPolicy,
+			ObjectProvider<ApprovalStore> approvalStore, ObjectProvider<TranscriptStore> transcript) {
+		ToolApprovals approvals = null;
+		ApprovalStore store = approvalStore.getIfUnique();
+		if (store != null && MantleHooksStoresAutoConfiguration.approvalsConfigured(properties, approvalPolicy)) {
+			approvals = new ToolApprovals(Set.copyOf(properties.getApprovals().getTools()),
+					approvalPolicy.getIfUnique(), store, properties.getApprovals().getTtl(), Clock.systemUTC());
+		}
 		return new MantleChatClientCustomizer(hooks, responses,
 				toolCallingManager.getIfAvailable(() -> ToolCallingManager.builder().build()),
 				properties.getMaxIterations(), processor::pointsWithHooks,
-				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), convention.getIfUnique());
+				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), convention.getIfUnique(), approvals,
+				transcript.getIfUnique());
 	}
 
 	@Bean

@@ -1,6 +1,8 @@
 package io.mantlehooks.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -53,6 +55,12 @@ public class MantleHooksProperties {
 
 	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
 
+	private final Transcript transcript = new Transcript();
+
+	private final Approvals approvals = new Approvals();
+
+	private final Jdbc jdbc = new Jdbc();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -103,6 +111,48 @@ public class MantleHooksProperties {
 
 	public CircuitBreaker getCircuitBreaker() {
 		return this.circuitBreaker;
+	}
+
+	public Transcript getTranscript() {
+		return this.transcript;
+	}
+
+	public Approvals getApprovals() {
+		return this.approvals;
+	}
+
+	public Jdbc getJdbc() {
+		return this.jdbc;
+	}
+
+	/**
+	 * When the starter creates its tables (Spring Boot's {@code initialize-schema}
+	 * convention).
+	 */
+	public enum SchemaInitialization {
+
+		/** Always, whatever the database. */
+		ALWAYS,
+
+		/** Only for an embedded database (H2, HSQLDB, Derby). */
+		EMBEDDED,
+
+		/** Never: create the tables yourself. */
+		NEVER
+
+	}
+
+	/**
+	 * Where conversation state is kept.
+	 */
+	public enum StoreType {
+
+		/** In the application's database (its {@code DataSource}). */
+		JDBC,
+
+		/** In this instance's memory. */
+		MEMORY
+
 	}
 
 	/**
@@ -377,6 +427,109 @@ public class MantleHooksProperties {
 
 		public void setWaitDurationInOpenState(@Nullable Duration waitDurationInOpenState) {
 			this.waitDurationInOpenState = waitDurationInOpenState;
+		}
+
+	}
+
+	/**
+	 * The conversation transcript.
+	 */
+	public static class Transcript {
+
+		/**
+		 * Whether every user message and reply is written to the transcript, rejected
+		 * ones marked discarded.
+		 */
+		private boolean enabled;
+
+		/**
+		 * Where the transcript is kept; by default the database when the application has
+		 * a DataSource, else memory.
+		 */
+		private @Nullable StoreType store;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable StoreType getStore() {
+			return this.store;
+		}
+
+		public void setStore(@Nullable StoreType store) {
+			this.store = store;
+		}
+
+	}
+
+	/**
+	 * Human approval of tool calls.
+	 */
+	public static class Approvals {
+
+		/**
+		 * Names of the tools whose calls wait for a person's approval before they run.
+		 */
+		private List<String> tools = new ArrayList<>();
+
+		/**
+		 * How long a paused batch can be approved or denied.
+		 */
+		private Duration ttl = Duration.ofMinutes(15);
+
+		/**
+		 * Where paused batches are kept; by default the database when the application has
+		 * a DataSource, else memory.
+		 */
+		private @Nullable StoreType store;
+
+		public List<String> getTools() {
+			return this.tools;
+		}
+
+		public void setTools(List<String> tools) {
+			this.tools = tools;
+		}
+
+		public Duration getTtl() {
+			return this.ttl;
+		}
+
+		public void setTtl(Duration ttl) {
+			this.ttl = ttl;
+		}
+
+		public @Nullable StoreType getStore() {
+			return this.store;
+		}
+
+		public void setStore(@Nullable StoreType store) {
+			this.store = store;
+		}
+
+	}
+
+	/**
+	 * The database tables of the transcript and of paused approvals.
+	 */
+	public static class Jdbc {
+
+		/**
+		 * When to create the tables at startup: always, only for an embedded database, or
+		 * never.
+		 */
+		private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
+
+		public SchemaInitialization getInitializeSchema() {
+			return this.initializeSchema;
+		}
+
+		public void setInitializeSchema(SchemaInitialization initializeSchema) {
+			this.initializeSchema = initializeSchema;
 		}
 
 	}

@@ -34,11 +34,24 @@ public final class HookResponses {
 	/** Reply when a turn reaches {@code mantle.hooks.max-iterations}. */
 	public static final String MAX_ITERATIONS_REACHED = "utter_max_iterations_reached";
 
+	/**
+	 * Reply when a tool call waits for a person's approval; {@code {tool}} and
+	 * {@code {arguments}} stand for the call's tool name and JSON arguments.
+	 */
+	public static final String TOOL_APPROVAL_REQUIRED = "utter_tool_approval_required";
+
+	/**
+	 * Reply when an approval or denial names no pending batch (unknown, expired, done).
+	 */
+	public static final String APPROVAL_NOT_FOUND = "utter_approval_not_found";
+
 	private static final Map<String, String> PACKAGED = Map.of(INCOMING_MESSAGE_REJECTED,
 			"Sorry, I can't help with that request.", OUTGOING_TEXT_REJECTED, "Sorry, I can't share that response.",
 			MODEL_REQUEST_HOOK_ERROR, "Sorry, something went wrong on our side. Please try again.",
 			TOOL_CALL_HOOK_ERROR, "Sorry, I couldn't complete that action. Please try again.", MAX_ITERATIONS_REACHED,
-			"Sorry, I couldn't finish that request. Please try rephrasing it.");
+			"Sorry, I couldn't finish that request. Please try rephrasing it.", TOOL_APPROVAL_REQUIRED,
+			"I need your approval before I run {tool} with {arguments}.", APPROVAL_NOT_FOUND,
+			"That request is no longer waiting for approval, so nothing was done.");
 
 	/** The default message of a lookup, so a miss is told apart from any text. */
 	private static final String MISSING = "\u0000mantle-hooks:no-such-response";

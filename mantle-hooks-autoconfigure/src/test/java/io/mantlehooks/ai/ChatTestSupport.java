@@ -4,6 +4,7 @@ import java.util.function.Consumer;
 
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration;
+import io.mantlehooks.autoconfigure.MantleHooksStoresAutoConfiguration;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
@@ -31,14 +32,16 @@ final class ChatTestSupport {
 	 */
 	static AutoConfigurations mantleConfigurations() {
 		return AutoConfigurations.of(ToolCallingAutoConfiguration.class, ChatClientAutoConfiguration.class,
-				MantleHooksAutoConfiguration.class, MantleHooksChatClientAutoConfiguration.class);
+				MantleHooksAutoConfiguration.class, MantleHooksStoresAutoConfiguration.class,
+				MantleHooksChatClientAutoConfiguration.class);
 	}
 
 	static ApplicationContextRunner contextRunner(FakeOpenAiServer openAi) {
 		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class,
-					ToolCallingAutoConfiguration.class, ChatClientAutoConfiguration.class,
-					MantleHooksAutoConfiguration.class, MantleHooksChatClientAutoConfiguration.class))
+			.withConfiguration(
+					AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,
+							ChatClientAutoConfiguration.class, MantleHooksAutoConfiguration.class,
+							MantleHooksStoresAutoConfiguration.class, MantleHooksChatClientAutoConfiguration.class))
 			.withPropertyValues("spring.ai.openai.base-url=" + openAi.baseUrl(), "spring.ai.openai.api-key=test-key",
 					"spring.ai.openai.chat.model=fake-model", "spring.ai.openai.max-retries=0",
 					"mantle.hooks.timeouts.observe=2s");

@@ -45,35 +45,48 @@ final class IncomingMessageStage {
 		List<Message> messages = request.prompt().getInstructions();
 		int userIndex = lastUserMessage(messages);
 		if (userIndex < 0) {
-			return Step.done(Start.proceed(request));
+			return Step.done(Start.proceed(request, null));
 		}
 		UserMessage original = (UserMessage) messages.get(userIndex);
 		UserMessage message = withoutDiscardedFlag(original);
 		if (!this.hooks.hasHooks(HookPoint.INCOMING_MESSAGE)) {
-			return Step.done(Start.proceed(withUserMessage(request, messages, userIndex, original, message)));
+			return Step.done(
+					Start.proceed(withUserMessage(request, messages, userIndex, original, message), message.getText()));
 		}
 		IncomingMessagePayload payload = turn.incomingMessage(message.getText());
 		return HookSteps.run(this.hooks, HookPoint.INCOMING_MESSAGE, payload, turn).then((result) -> {
 			if (result instanceof ModifyResult.Signalled<IncomingMessagePayload> signalled
 					&& signalled.signal() instanceof HookRejection rejection) {
-				return reject(turn, request, Outcome.rejected(rejection.reason()),
+				return reject(turn, request, message, Outcome.rejected(rejection.reason()),
 						rejection.responseMessage().orElse(null));
 			}
 			if (result instanceof ModifyResult.Failed<IncomingMessagePayload> failed) {
 				// fail closed: treated as a rejection without a response name
-				return reject(turn, request,
+				return reject(turn, request, message,
 						Outcome.hookError(
 								failed.failure().kind().name().toLowerCase() + " in " + failed.failure().hookName()),
 						null);
 			}
 			String text = ((ModifyResult.Proceed<IncomingMessagePayload>) result).payload().text();
 			UserMessage rewritten = text.equals(message.getText()) ? message : message.mutate().text(text).build();
-			return Step.done(Start.proceed(withUserMessage(request, messages, userIndex, original, rewritten)));
+			return Step.done(Start.proceed(withUserMessage(request, messages, userIndex, original, rewritten), text));
 		});
 	}
 
-	private Step<Start> reject(Turn turn, ChatClientRequest request, Outcome outcome, @Nullable String responseName) {
-		String reply = this.responses.resolve(responseName, HookResponses.INCOMING_MESSAGE_REJECTED);
+	private Step<Start> reject(Turn turn, ChatClientRequest request, UserMessage message, Outcome outcome,
+			@Nullable String responseName) {
+		return reply(turn, request, outcome, responseName, HookResponses.INCOMING_MESSAGE_REJECTED)
+			.map((start) -> new Start(null, start.reply(), start.outcome(), message.getText(), true));
+	}
+
+	/**
+	 * End the turn with a named reply, passed through the outgoing-text hooks.
+	 * @param responseName the name a hook chose, may be {@code null}
+	 * @param fallback the packaged name to use when that name resolves to nothing
+	 */
+	Step<Start> reply(Turn turn, ChatClientRequest request, Outcome outcome, @Nullable String responseName,
+			String fallback) {
+		String reply = this.responses.resolve(responseName, fallback);
 		return this.outgoing.process(turn, reply).map((processed) -> {
 			ChatClientResponse response = ChatResponses.textResponse(request,
 					(processed.text() != null) ? processed.text() : "");
@@ -124,15 +137,20 @@ final class IncomingMessageStage {
 	 * {@code null} when the turn ends here
 	 * @param reply the reply when the message was rejected, else {@code null}
 	 * @param outcome why the turn ended here, else {@code null}
+	 * @param userText the user's text as accepted (rewritten), or as sent when rejected;
+	 * {@code null} when the request has no user message
+	 * @param discarded whether the message was rejected: the user's text and the reply
+	 * are set aside
 	 */
-	record Start(@Nullable ChatClientRequest request, @Nullable ChatClientResponse reply, @Nullable Outcome outcome) {
+	record Start(@Nullable ChatClientRequest request, @Nullable ChatClientResponse reply, @Nullable Outcome outcome,
+			@Nullable String userText, boolean discarded) {
 
-		static Start proceed(ChatClientRequest request) {
-			return new Start(request, null, null);
+		static Start proceed(ChatClientRequest request, @Nullable String userText) {
+			return new Start(request, null, null, userText, false);
 		}
 
 		static Start reply(ChatClientResponse reply, Outcome outcome) {
-			return new Start(null, reply, outcome);
+			return new Start(null, reply, outcome, null, false);
 		}
 
 	}

@@ -1,5 +1,6 @@
 package io.mantlehooks.ai.chat;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -8,6 +9,7 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.ai.tool.ToolApprovals;
 import io.mantlehooks.ai.tool.ToolBatch;
 import io.mantlehooks.observation.TurnObservationConvention;
 import io.mantlehooks.runtime.HookDefinitionException;
@@ -16,6 +18,7 @@ import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.transcript.TranscriptStore;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
@@ -54,6 +57,11 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 	private final AtomicReference<AdvisorPlan> earliestPlan = new AtomicReference<>();
 
 	/**
+	 * What approvals (the tool loop) and the transcript (the turn) need, hooks or not.
+	 */
+	private final AdvisorPlan floor;
+
+	/**
 	 * Create the customizer.
 	 * @param hooks the hook runner
 	 * @param responses the named replies
@@ -64,7 +72,8 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 	 */
 	public MantleChatClientCustomizer(HookRunner hooks, HookResponses responses, ToolCallingManager toolCallingManager,
 			int maxIterations, Supplier<Set<HookPoint>> pointsWithHooks) {
-		this(hooks, responses, toolCallingManager, maxIterations, pointsWithHooks, ObservationRegistry.NOOP, null);
+		this(hooks, responses, toolCallingManager, maxIterations, pointsWithHooks, ObservationRegistry.NOOP, null, null,
+				null);
 	}
 
 	/**
@@ -78,10 +87,13 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 	 * @param observationRegistry where turns are observed
 	 * @param convention the convention of those observations, {@code null} for the
 	 * default
+	 * @param approvals which tool calls wait for approval, {@code null} for none
+	 * @param transcript where the conversation transcript goes, {@code null} for none
 	 */
 	public MantleChatClientCustomizer(HookRunner hooks, HookResponses responses, ToolCallingManager toolCallingManager,
 			int maxIterations, Supplier<Set<HookPoint>> pointsWithHooks, ObservationRegistry observationRegistry,
-			@Nullable TurnObservationConvention convention) {
+			@Nullable TurnObservationConvention convention, @Nullable ToolApprovals approvals,
+			@Nullable TranscriptStore transcript) {
 		Assert.notNull(hooks, "'hooks' must not be null");
 		Assert.notNull(responses, "'responses' must not be null");
 		Assert.notNull(toolCallingManager, "'toolCallingManager' must not be null");
@@ -90,12 +102,16 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 		this.pointsWithHooks = pointsWithHooks;
 		this.registry = hooks.getRegistry();
 		OutgoingTextStage outgoing = new OutgoingTextStage(hooks, responses);
-		MantleTurnAdvisor turn = new MantleTurnAdvisor(hooks, new IncomingMessageStage(hooks, responses, outgoing),
-				new TurnObservations(observationRegistry, convention));
+		this.floor = (approvals != null) ? AdvisorPlan.FULL
+				: (transcript != null) ? AdvisorPlan.TURN : AdvisorPlan.NONE;
+		IncomingMessageStage incoming = new IncomingMessageStage(hooks, responses, outgoing);
+		MantleTurnAdvisor turn = new MantleTurnAdvisor(hooks, incoming,
+				new TurnObservations(observationRegistry, convention), new ApprovalStage(approvals, incoming),
+				new TranscriptRecorder(transcript, Clock.systemUTC()));
 		this.turnOnly = List.of(turn);
 		this.full = List.of(turn,
 				new MantleToolLoopAdvisor(new TurnLoop(hooks, responses, outgoing,
-						new ToolBatch(hooks, toolCallingManager), maxIterations), hooks.getExecutor()),
+						new ToolBatch(hooks, toolCallingManager, approvals), maxIterations), hooks.getExecutor()),
 				new MantleModelCallAdvisor(new ModelCallStage(hooks, responses), hooks.getExecutor()));
 		this.registry.onInstall(this::verify);
 	}
@@ -106,7 +122,8 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 	 * @return the advisors
 	 */
 	public List<Advisor> getAdvisors() {
-		AdvisorPlan plan = AdvisorPlan.of(this.pointsWithHooks.get());
+		AdvisorPlan needed = AdvisorPlan.of(this.pointsWithHooks.get());
+		AdvisorPlan plan = needed.covers(this.floor) ? needed : this.floor;
 		if (!this.registry.isInstalled()) {
 			// remember the weakest plan a builder got before discovery, to verify it
 			// later

@@ -7,7 +7,6 @@ import io.mantlehooks.ai.chat.TurnLoop.Decision;
 import io.mantlehooks.ai.chat.TurnLoop.State;
 import io.mantlehooks.ai.turn.CurrentTurn;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
-import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.ai.turn.Steps;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.CallerContext;
@@ -64,6 +63,16 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 		State state = new State(turnOf(request), request, false, false);
 		UsageAccumulator usage = new UsageAccumulator();
 		Round round = Round.first(request);
+		Resume resume = Resume.of(request);
+		if (resume != null) {
+			// an approved or declined batch: its tools run (or not) before the next model
+			// call
+			Decision resumed = Steps.join(this.loop.resume(state, resume));
+			if (resumed.next() == null) {
+				return resumed.response();
+			}
+			round = resumed.next();
+		}
 		CallAdvisorChain next = chain;
 		while (true) {
 			ChatClientResponse response = next.nextCall(round.request(request));
@@ -83,7 +92,13 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 		return Flux.defer(() -> {
 			boolean live = !this.loop.buffers();
 			State state = new State(turnOf(request), request, live, true);
-			return round(state, Round.first(request), chain, chain);
+			Resume resume = Resume.of(request);
+			if (resume == null) {
+				return round(state, Round.first(request), chain, chain);
+			}
+			return Steps.mono(this.loop.resume(state, resume), this.executor)
+				.flatMapMany((decision) -> (decision.next() != null) ? round(state, decision.next(), chain, chain)
+						: Flux.just(decision.response()));
 		});
 	}
 

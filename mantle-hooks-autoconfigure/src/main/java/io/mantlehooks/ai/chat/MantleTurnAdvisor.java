@@ -1,5 +1,6 @@
 package io.mantlehooks.ai.chat;
 
+import java.time.Instant;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -16,7 +17,11 @@ import io.mantlehooks.runtime.HookRunner;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
+import io.mantlehooks.ai.turn.Step;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.core.publisher.SignalType;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
@@ -53,11 +58,31 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 
 	private final TurnObservations observations;
 
-	MantleTurnAdvisor(HookRunner hooks, IncomingMessageStage incoming, TurnObservations observations) {
+	private final ApprovalStage approvals;
+
+	private final TranscriptRecorder transcript;
+
+	private final Scheduler writes;
+
+	MantleTurnAdvisor(HookRunner hooks, IncomingMessageStage incoming, TurnObservations observations,
+			ApprovalStage approvals, TranscriptRecorder transcript) {
 		this.hooks = hooks;
 		this.incoming = incoming;
 		this.executor = hooks.getExecutor();
 		this.observations = observations;
+		this.approvals = approvals;
+		this.transcript = transcript;
+		// transcript writes may block (a database): never on a Reactor thread
+		this.writes = Schedulers.fromExecutor(this.executor);
+	}
+
+	/**
+	 * The start of a turn: the incoming-message hooks, then, for an approval or denial,
+	 * the claim of the paused batch.
+	 */
+	private Step<Start> start(Turn turn, ChatClientRequest request) {
+		return this.incoming.start(turn, TurnContexts.enter(request, turn))
+			.then((start) -> this.approvals.resume(turn, start));
 	}
 
 	@Override
@@ -97,16 +122,20 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 	}
 
 	private ChatClientResponse call(ChatClientRequest request, CallAdvisorChain chain, Turn turn) {
+		Instant startedAt = this.transcript.now();
 		Start start;
 		try {
-			start = Steps.join(this.incoming.start(turn, TurnContexts.enter(request, turn)));
+			start = Steps.join(start(turn, request));
 		}
 		catch (TurnCancelledException ex) {
 			return cancelled(request, turn);
 		}
 		if (start.reply() != null) {
-			return TurnContexts.leave(start.reply(), turn, start.outcome());
+			ChatClientResponse reply = TurnContexts.leave(start.reply(), turn, start.outcome());
+			recordEnded(turn, start, reply, startedAt);
+			return reply;
 		}
+		this.transcript.user(turn, start.userText(), false, null, startedAt);
 		TurnLifecycle lifecycle = new TurnLifecycle(this.hooks, turn);
 		lifecycle.start();
 		ChatClientResponse response;
@@ -128,7 +157,29 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 			throw ex;
 		}
 		lifecycle.end(TurnStatus.COMPLETED);
-		return TurnContexts.leave(response, turn, null);
+		ChatClientResponse left = TurnContexts.leave(response, turn, null);
+		this.transcript.assistant(turn, text(left), false, outcome(left));
+		return left;
+	}
+
+	/**
+	 * A turn that ended at its start (a rejected message, an approval that found
+	 * nothing): the user's message and the reply, both set aside when rejected.
+	 */
+	private void recordEnded(Turn turn, Start start, ChatClientResponse reply, Instant startedAt) {
+		String outcome = outcome(reply);
+		this.transcript.user(turn, start.userText(), start.discarded(), outcome, startedAt);
+		this.transcript.assistant(turn, text(reply), start.discarded(), outcome);
+	}
+
+	private static @Nullable String text(ChatClientResponse response) {
+		return (response.chatResponse() != null && response.chatResponse().getResult() != null)
+				? ChatResponses.text(response.chatResponse()) : null;
+	}
+
+	private static @Nullable String outcome(ChatClientResponse response) {
+		Object outcome = response.context().get(io.mantlehooks.MantleHooks.OUTCOME);
+		return (outcome != null) ? outcome.toString() : null;
 	}
 
 	private static ChatClientResponse nestedCall(ChatClientRequest request, CallAdvisorChain chain, Turn turn) {
@@ -164,9 +215,9 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 					reactorContext.getOrDefault(ObservationThreadLocalAccessor.KEY, null));
 			Turn turn = (observation != null) ? started.observed(observation) : started;
 			TurnLifecycle lifecycle = new TurnLifecycle(this.hooks, turn);
-			Flux<ChatClientResponse> turnStream = Steps
-				.mono(this.incoming.start(turn, TurnContexts.enter(request, turn)), this.executor)
-				.flatMapMany((start) -> stream(start, chain, turn, lifecycle))
+			Instant startedAt = this.transcript.now();
+			Flux<ChatClientResponse> turnStream = Steps.mono(start(turn, request), this.executor)
+				.flatMapMany((start) -> recorded(start, stream(start, chain, turn, lifecycle), turn, startedAt))
 				.doFinally((signal) -> lifecycle.end(status(signal)));
 			if (observation != null) {
 				turnStream = observed(turnStream, observation);
@@ -193,6 +244,51 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 				TurnObservations.stop(observation, TurnObservationContext.ERROR, failure.get());
 			}
 		}).contextWrite((context) -> context.put(ObservationThreadLocalAccessor.KEY, observation));
+	}
+
+	/**
+	 * The streamed turn with its transcript: the user's message written before the chain
+	 * runs, the streamed reply once it is complete (what was streamed when cancelled);
+	 * every write on the hook executor, never on a Reactor thread.
+	 */
+	private Flux<ChatClientResponse> recorded(Start start, Flux<ChatClientResponse> turnStream, Turn turn,
+			Instant startedAt) {
+		if (!this.transcript.records()) {
+			return turnStream;
+		}
+		if (start.reply() != null) {
+			return turnStream.collectList().flatMapMany((replies) -> Mono.fromRunnable(() -> {
+				if (!replies.isEmpty()) {
+					recordEnded(turn, start, replies.get(replies.size() - 1), startedAt);
+				}
+			}).subscribeOn(this.writes).thenMany(Flux.fromIterable(replies)));
+		}
+		StringBuilder received = new StringBuilder();
+		AtomicReference<@Nullable String> outcome = new AtomicReference<>();
+		Mono<Void> user = Mono
+			.<Void>fromRunnable(() -> this.transcript.user(turn, start.userText(), false, null, startedAt))
+			.subscribeOn(this.writes);
+		Mono<ChatClientResponse> reply = Mono.<ChatClientResponse>fromRunnable(() -> {
+			synchronized (received) {
+				this.transcript.assistant(turn, received.toString(), false, outcome.get());
+			}
+		}).subscribeOn(this.writes);
+		return user.thenMany(turnStream).doOnNext((chunk) -> {
+			String text = text(chunk);
+			synchronized (received) {
+				if (text != null) {
+					received.append(text);
+				}
+			}
+			String chunkOutcome = outcome(chunk);
+			if (chunkOutcome != null) {
+				outcome.set(chunkOutcome);
+			}
+		}).concatWith(reply).doOnCancel(() -> this.executor.execute(() -> {
+			synchronized (received) {
+				this.transcript.assistant(turn, received.toString(), false, TurnObservationContext.CANCELLED);
+			}
+		}));
 	}
 
 	private static Flux<ChatClientResponse> stream(Start start, StreamAdvisorChain chain, Turn turn,

@@ -25,6 +25,12 @@ record Outcome(String value, String reason) {
 	/** The turn was cancelled (its {@code .call()} thread interrupted). */
 	static final String CANCELLED = "cancelled";
 
+	/** A tool call waits for a person's approval. */
+	static final String AWAITING_APPROVAL = "awaiting_approval";
+
+	/** An approval or denial named no pending batch. */
+	static final String APPROVAL_NOT_FOUND = "approval_not_found";
+
 	static Outcome rejected(String reason) {
 		return new Outcome(REJECTED, reason);
 	}

@@ -23,7 +23,7 @@ final class Rounds {
 
 	/** Every key the engine uses internally; none is part of a final response. */
 	static final Set<String> INTERNAL_KEYS = Set.of(io.mantlehooks.ai.turn.Turn.CONTEXT_KEY, ITERATION, FEEDBACK,
-			RoundReport.KEY);
+			RoundReport.KEY, Resume.KEY);
 
 	private Rounds() {
 	}

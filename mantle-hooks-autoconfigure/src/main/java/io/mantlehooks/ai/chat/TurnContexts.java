@@ -21,7 +21,8 @@ import org.springframework.ai.chat.client.ChatClientResponse;
 final class TurnContexts {
 
 	/** The response-context keys only the engine sets. */
-	static final Set<String> ENGINE_KEYS = Set.of(MantleHooks.TURN_ID, MantleHooks.OUTCOME, MantleHooks.REASON);
+	static final Set<String> ENGINE_KEYS = Set.of(MantleHooks.TURN_ID, MantleHooks.OUTCOME, MantleHooks.REASON,
+			MantleHooks.APPROVAL_ID);
 
 	private TurnContexts() {
 	}

@@ -5,6 +5,10 @@ import java.util.List;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ai.chat.OutgoingTextStage.Reply;
 import io.mantlehooks.ai.tool.BatchOutcome;
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ai.tool.StoredBatch;
+import io.mantlehooks.ai.tool.ToolApprovals;
+import io.mantlehooks.ai.tool.ToolArguments;
 import io.mantlehooks.ai.tool.ToolBatch;
 import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.Turn;
@@ -17,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.ai.chat.client.ChatClientAttributes;
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolExecutionResult;
@@ -99,9 +104,97 @@ final class TurnLoop {
 			List<Generation> generations = List.of(limit.generation());
 			return finish(state, ChatResponses.withGenerations(response, generations), false);
 		}
+		if (batch instanceof BatchOutcome.AwaitingApproval awaiting) {
+			StoredBatch stored = new StoredBatch(awaiting.history(), awaiting.output(), awaiting.metadata(),
+					round.iteration());
+			return Step.blocking(() -> pause(state, stored), (id) -> ask(state, id, awaiting.call()));
+		}
 		BatchOutcome.Closed closed = (BatchOutcome.Closed) batch;
 		state.outcome(Outcome.hookError(closed.reason()));
 		return finish(state, engineReply(state, HookResponses.TOOL_CALL_HOOK_ERROR), false);
+	}
+
+	/**
+	 * Resume a turn with a batch a person approved or declined: run it exactly as stored
+	 * (or tell the model it was declined), then go on as after any batch.
+	 */
+	Step<Decision> resume(State state, Resume resume) {
+		StoredBatch batch = resume.batch();
+		Round round = new Round(batch.iteration(), batch.history(), null);
+		ChatClientResponse response = new ChatClientResponse(new ChatResponse(List.of(new Generation(batch.output()))),
+				state.request().context());
+		if (!resume.approved()) {
+			return afterBatch(state, round, response, ToolBatch.declined(batch, resume.reason()));
+		}
+		if (!(state.request().prompt().getOptions() instanceof ToolCallingChatOptions options)) {
+			return afterBatch(state, round, response,
+					new BatchOutcome.Closed("the request that approved the batch offers no tools"));
+		}
+		return this.tools.resume(state.turn(), batch, options)
+			.then((outcome) -> afterBatch(state, round, response, outcome));
+	}
+
+	private @Nullable String pause(State state, StoredBatch batch) {
+		ToolApprovals approvals = this.tools.approvals();
+		try {
+			return (approvals != null) ? approvals.pause(state.turn(), batch) : null;
+		}
+		catch (RuntimeException ex) {
+			state.turn()
+				.scope()
+				.run(() -> logger.warn("Could not store a tool-call batch for approval; nothing in it runs", ex));
+			return null;
+		}
+	}
+
+	/**
+	 * End the turn with the approval question. When an outgoing-text hook rejects the
+	 * question, the user never got it: the paused batch is dropped and the rejection's
+	 * reply goes out instead.
+	 */
+	private Step<Decision> ask(State state, @Nullable String approvalId, ToolCallPayload call) {
+		if (approvalId == null) {
+			state.outcome(Outcome.hookError("the batch could not be stored for approval"));
+			return finish(state, engineReply(state, HookResponses.TOOL_CALL_HOOK_ERROR), false);
+		}
+		String question = this.responses.resolve(null, HookResponses.TOOL_APPROVAL_REQUIRED)
+			.replace("{tool}", call.toolName())
+			.replace("{arguments}", ToolArguments.toJson(call.arguments()));
+		return this.outgoing.process(state.turn(), question).then((reply) -> {
+			if (reply.outcome() != null) {
+				state.outcome(reply.outcome());
+				return Step.blocking(() -> forget(state, approvalId), (ignored) -> Step.done(asked(state, reply)));
+			}
+			state.outcome(new Outcome(Outcome.AWAITING_APPROVAL,
+					"a call of tool '" + call.toolName() + "' waits for approval"));
+			state.approvalId(approvalId);
+			return Step.done(asked(state, reply));
+		});
+	}
+
+	private Decision asked(State state, Reply reply) {
+		ChatClientResponse response = ChatResponses.textResponse(state.request(),
+				(reply.text() != null) ? reply.text() : "");
+		if (reply.text() == null) {
+			response = ChatResponses.withoutGenerations(response);
+		}
+		return new Decision(null, state.complete(response), true);
+	}
+
+	private Boolean forget(State state, String approvalId) {
+		ToolApprovals approvals = this.tools.approvals();
+		try {
+			if (approvals != null) {
+				approvals.forget(approvalId);
+			}
+		}
+		catch (RuntimeException ex) {
+			state.turn()
+				.scope()
+				.run(() -> logger.warn("Could not drop the batch '" + approvalId
+						+ "' whose approval question was rejected; it expires unapproved", ex));
+		}
+		return Boolean.TRUE;
 	}
 
 	private Step<Decision> send(State state, Round next) {
@@ -183,6 +276,8 @@ final class TurnLoop {
 
 		private @Nullable Outcome outcome;
 
+		private @Nullable String approvalId;
+
 		private @Nullable StringBuilder streamed;
 
 		State(Turn turn, ChatClientRequest request, boolean live, boolean recordsStreamed) {
@@ -222,6 +317,10 @@ final class TurnLoop {
 			this.outcome = Outcome.first(this.outcome, next);
 		}
 
+		synchronized void approvalId(String id) {
+			this.approvalId = id;
+		}
+
 		synchronized void streamed(@Nullable String text) {
 			if (this.streamed != null && text != null) {
 				this.streamed.append(text);
@@ -236,7 +335,13 @@ final class TurnLoop {
 		 * Return the final response with the turn's outcome in its context.
 		 */
 		synchronized ChatClientResponse complete(ChatClientResponse response) {
-			return TurnContexts.withOutcome(response, this.outcome);
+			ChatClientResponse completed = TurnContexts.withOutcome(response, this.outcome);
+			if (this.approvalId == null) {
+				return completed;
+			}
+			java.util.Map<String, @Nullable Object> context = new java.util.HashMap<>(completed.context());
+			context.put(io.mantlehooks.MantleHooks.APPROVAL_ID, this.approvalId);
+			return new ChatClientResponse(completed.chatResponse(), context);
 		}
 
 	}

@@ -1,7 +1,11 @@
 package io.mantlehooks.ai.tool;
 
 import java.util.List;
+import java.util.Map;
 
+import io.mantlehooks.ToolCallPayload;
+
+import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.model.tool.ToolExecutionResult;
@@ -42,6 +46,19 @@ public sealed interface BatchOutcome {
 	 * @param generation the limit's reply
 	 */
 	record Limit(Generation generation) implements BatchOutcome {
+	}
+
+	/**
+	 * A call of the batch needs a person's approval: nothing ran; the batch is to be
+	 * stored and the turn to end with the approval question.
+	 *
+	 * @param history the messages of the request the model answered with the calls
+	 * @param output the model's response, its calls as the tool-call hooks left them
+	 * @param metadata each call's MCP metadata, by position
+	 * @param call the first call that needs approval, for the question
+	 */
+	record AwaitingApproval(List<Message> history, AssistantMessage output, List<Map<String, Object>> metadata,
+			ToolCallPayload call) implements BatchOutcome {
 	}
 
 	/**

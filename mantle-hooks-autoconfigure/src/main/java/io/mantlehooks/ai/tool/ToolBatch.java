@@ -48,14 +48,36 @@ public final class ToolBatch {
 
 	private final ToolCallingManager toolCallingManager;
 
+	private final @Nullable ToolApprovals approvals;
+
 	/**
 	 * Create the batch stage.
 	 * @param hooks the hook runner
 	 * @param toolCallingManager what executes tool calls
 	 */
 	public ToolBatch(HookRunner hooks, ToolCallingManager toolCallingManager) {
+		this(hooks, toolCallingManager, null);
+	}
+
+	/**
+	 * Create the batch stage with approvals: a batch with a call that needs approval
+	 * pauses after preflight, before any tool runs.
+	 * @param hooks the hook runner
+	 * @param toolCallingManager what executes tool calls
+	 * @param approvals which calls need approval, {@code null} for none
+	 */
+	public ToolBatch(HookRunner hooks, ToolCallingManager toolCallingManager, @Nullable ToolApprovals approvals) {
 		this.hooks = hooks;
 		this.toolCallingManager = toolCallingManager;
+		this.approvals = approvals;
+	}
+
+	/**
+	 * Return the approvals, if any call may need one.
+	 * @return the approvals, {@code null} without
+	 */
+	public @Nullable ToolApprovals approvals() {
+		return this.approvals;
 	}
 
 	/**
@@ -98,7 +120,7 @@ public final class ToolBatch {
 				}
 			}
 		}
-		if (!toolCallHooks && !toolResultHooks) {
+		if (!toolCallHooks && !toolResultHooks && this.approvals == null) {
 			return Step.blocking(() -> dispatchUntouched(turn, history, options, response), Step::done);
 		}
 		Preflight preflight = new Preflight(calls.size());
@@ -108,10 +130,74 @@ public final class ToolBatch {
 				return Step.done(new BatchOutcome.Closed("duplicate tool-call id '" + duplicate + "' in one batch"));
 			}
 			return preflight(turn, calls, offered, preflight, 0).then((stopped) -> (stopped != null)
-					? Step.done(stopped) : dispatch(turn, history, options, output, preflight));
+					? Step.done(stopped) : gateThenDispatch(turn, history, options, response, output, preflight));
 		}
-		calls.forEach((call) -> preflight.accept(call, Map.of()));
+		calls.forEach((call) -> preflight.accept(call, Map.of(),
+				turn.toolCall(call.name(), ToolArguments.parse(call.arguments()))));
+		return gateThenDispatch(turn, history, options, response, output, preflight);
+	}
+
+	/**
+	 * After preflight, on the calls as the hooks left them: pause the batch when a call
+	 * needs approval, else run it.
+	 */
+	private Step<BatchOutcome> gateThenDispatch(Turn turn, List<Message> history, ToolCallingChatOptions options,
+			ChatResponse response, AssistantMessage output, Preflight preflight) {
+		ToolCallPayload awaiting = (this.approvals != null) ? this.approvals.firstRequiringApproval(preflight.payloads)
+				: null;
+		if (awaiting != null) {
+			return Step.done(new BatchOutcome.AwaitingApproval(history,
+					output.mutate().toolCalls(preflight.calls).build(), preflight.metadata, awaiting));
+		}
+		if (!this.hooks.hasHooks(HookPoint.TOOL_CALL) && !this.hooks.hasHooks(HookPoint.TOOL_RESULT)) {
+			return Step.blocking(() -> dispatchUntouched(turn, history, options, response), Step::done);
+		}
 		return dispatch(turn, history, options, output, preflight);
+	}
+
+	/**
+	 * Run an approved batch exactly as it was stored: no tool-call hooks again, each
+	 * call's MCP metadata replayed, tool-result hooks on each result.
+	 * @param turn the turn that approved it
+	 * @param batch the stored batch
+	 * @param options the approving request's options, with the tools
+	 * @return the step whose result tells the loop what to do next
+	 */
+	public Step<BatchOutcome> resume(Turn turn, StoredBatch batch, ToolCallingChatOptions options) {
+		Set<String> offered = offeredTools(options);
+		List<AssistantMessage.ToolCall> calls = batch.output().getToolCalls();
+		Preflight preflight = new Preflight(calls.size());
+		for (int i = 0; i < calls.size(); i++) {
+			AssistantMessage.ToolCall call = calls.get(i);
+			if (!offered.contains(call.name())) {
+				return Step.done(new BatchOutcome.Closed("tool '" + call.name()
+						+ "' of the approved batch is not offered to the request that approved it"));
+			}
+			preflight.accept(call, (i < batch.metadata().size()) ? batch.metadata().get(i) : Map.of(), null);
+		}
+		return dispatch(turn, batch.history(), options, batch.output(), preflight);
+	}
+
+	/**
+	 * Return what follows a declined batch: no tool ran; each call's result tells the
+	 * model the user declined.
+	 * @param batch the stored batch
+	 * @param reason why the user declined
+	 * @return the history for the next model call
+	 */
+	public static BatchOutcome declined(StoredBatch batch, String reason) {
+		String result = "The user declined this action" + (reason.isBlank() ? "." : ": " + reason);
+		List<ToolResponseMessage.ToolResponse> responses = batch.output()
+			.getToolCalls()
+			.stream()
+			.map((call) -> new ToolResponseMessage.ToolResponse(call.id(), call.name(),
+					ToolArguments.toJson(Map.of("declined", true, "message", result))))
+			.toList();
+		List<Message> next = new ArrayList<>(batch.history().size() + 2);
+		next.addAll(batch.history());
+		next.add(batch.output());
+		next.add(ToolResponseMessage.builder().responses(responses).build());
+		return new BatchOutcome.Next(next);
 	}
 
 	/**
@@ -148,7 +234,7 @@ public final class ToolBatch {
 			String argumentsJson = Objects.equals(rewritten.arguments(), arguments) ? call.arguments()
 					: ToolArguments.toJson(rewritten.arguments());
 			preflight.accept(new AssistantMessage.ToolCall(call.id(), call.type(), rewritten.toolName(), argumentsJson),
-					metadata);
+					metadata, rewritten);
 			return preflight(turn, calls, offered, preflight, index + 1);
 		});
 	}
@@ -259,14 +345,22 @@ public final class ToolBatch {
 
 		final List<Map<String, Object>> metadata;
 
+		/** The calls as payloads, for the approval policy; empty for a resumed batch. */
+		final List<ToolCallPayload> payloads;
+
 		Preflight(int size) {
 			this.calls = new ArrayList<>(size);
 			this.metadata = new ArrayList<>(size);
+			this.payloads = new ArrayList<>(size);
 		}
 
-		void accept(AssistantMessage.ToolCall call, Map<String, Object> callMetadata) {
+		void accept(AssistantMessage.ToolCall call, Map<String, Object> callMetadata,
+				@Nullable ToolCallPayload payload) {
 			this.calls.add(call);
 			this.metadata.add(callMetadata);
+			if (payload != null) {
+				this.payloads.add(payload);
+			}
 		}
 
 	}

@@ -56,6 +56,8 @@ public final class Turn {
 
 	private final String senderId;
 
+	private final String conversationId;
+
 	private final Map<String, Object> call;
 
 	private final Channel channel;
@@ -68,10 +70,11 @@ public final class Turn {
 
 	private final HookScope scope;
 
-	private Turn(String id, String senderId, Map<String, Object> call, Channel channel, String messageId, boolean voice,
-			boolean nested, HookScope scope) {
+	private Turn(String id, String senderId, String conversationId, Map<String, Object> call, Channel channel,
+			String messageId, boolean voice, boolean nested, HookScope scope) {
 		this.id = id;
 		this.senderId = senderId;
+		this.conversationId = conversationId;
 		this.call = call;
 		this.channel = channel;
 		this.messageId = messageId;
@@ -91,15 +94,17 @@ public final class Turn {
 	 * deeper than payloads accept ({@link io.mantlehooks.PayloadTooDeepException})
 	 */
 	public static Turn start(Map<String, @Nullable Object> context, CallerContext caller) {
+		Object conversation = context.get(ChatMemory.CONVERSATION_ID);
 		Object sender = context.get(MantleHooks.SENDER_ID);
 		if (!(sender instanceof String) || ((String) sender).isEmpty()) {
-			Object conversation = context.get(ChatMemory.CONVERSATION_ID);
 			sender = (conversation != null) ? conversation.toString() : "";
 		}
+		String conversationId = (conversation != null && !conversation.toString().isEmpty()) ? conversation.toString()
+				: (String) sender;
 		Object messageId = context.get(MantleHooks.MESSAGE_ID);
 		Object voice = context.get(MantleHooks.VOICE);
 		String id = newId();
-		return new Turn(id, (String) sender, callOf(context.get(MantleHooks.CALL)),
+		return new Turn(id, (String) sender, conversationId, callOf(context.get(MantleHooks.CALL)),
 				channelOf(context.get(MantleHooks.CHANNEL)), (messageId != null) ? messageId.toString() : "",
 				Boolean.TRUE.equals(voice) || (voice instanceof String text && Boolean.parseBoolean(text)), false,
 				HookScope.of(id, caller));
@@ -112,7 +117,7 @@ public final class Turn {
 	 * @return the detached turn
 	 */
 	public static Turn detached(CallerContext caller) {
-		return new Turn("", "", Map.of(), Channel.none(), "", false, false, HookScope.of("", caller));
+		return new Turn("", "", "", Map.of(), Channel.none(), "", false, false, HookScope.of("", caller));
 	}
 
 	/**
@@ -131,8 +136,8 @@ public final class Turn {
 	 * @return the observed turn
 	 */
 	public Turn observed(Observation observation) {
-		return new Turn(this.id, this.senderId, this.call, this.channel, this.messageId, this.voice, this.nested,
-				this.scope.withObservation(observation));
+		return new Turn(this.id, this.senderId, this.conversationId, this.call, this.channel, this.messageId,
+				this.voice, this.nested, this.scope.withObservation(observation));
 	}
 
 	/**
@@ -140,8 +145,8 @@ public final class Turn {
 	 * @return the nested turn
 	 */
 	public Turn nested() {
-		return this.nested ? this : new Turn(this.id, this.senderId, this.call, this.channel, this.messageId,
-				this.voice, true, this.scope);
+		return this.nested ? this : new Turn(this.id, this.senderId, this.conversationId, this.call, this.channel,
+				this.messageId, this.voice, true, this.scope);
 	}
 
 	/**
@@ -185,6 +190,15 @@ public final class Turn {
 
 	public String senderId() {
 		return this.senderId;
+	}
+
+	/**
+	 * Return the conversation: {@code ChatMemory.CONVERSATION_ID} when the request gave
+	 * one, else the sender id.
+	 * @return the conversation id, {@code ""} when neither is known
+	 */
+	public String conversationId() {
+		return this.conversationId;
 	}
 
 	public Map<String, Object> call() {

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ai.FakeOpenAiServerAccess;
 import io.mantlehooks.annotation.ModifyToolCall;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.MessageWindowChatMemory;
@@ -81,6 +83,7 @@ class McpMetaTests {
 	void reset() {
 		openAi.clear();
 		server.getBean(DocumentServer.DocumentTool.class).metas.clear();
+		server.getBean(DocumentServer.DocumentTool.class).documentIds.clear();
 		client.getBean(MetaHooks.class).observed.clear();
 	}
 
@@ -110,6 +113,48 @@ class McpMetaTests {
 			.allSatisfy((call) -> assertThat(call.metadata()).isEmpty());
 		// logs name the keys only
 		assertThat(output).contains("document_ref").doesNotContain(SECRET_REF);
+	}
+
+	@Test
+	void anApprovedCallReplaysItsStoredMetadataAsMeta() {
+		String port = server.getEnvironment().getProperty("local.server.port");
+		try (ConfigurableApplicationContext approving = new SpringApplicationBuilder(ChatApp.class)
+			.web(WebApplicationType.NONE)
+			.properties("spring.ai.mcp.server.enabled=false", "spring.ai.openai.base-url=" + openAi.baseUrl(),
+					"spring.ai.openai.api-key=test-key", "spring.ai.openai.chat.model=fake-model",
+					"spring.ai.openai.max-retries=0", "spring.ai.model.embedding=none", "spring.ai.model.image=none",
+					"spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
+					"spring.ai.model.moderation=none",
+					"spring.ai.mcp.client.streamable-http.connections.documents.url=http://127.0.0.1:" + port,
+					"mantle.hooks.approvals.tools=get_document")
+			.run()) {
+			openAi.toolCall("call_1", "get_document", "{\"documentId\":\"D-7\"}");
+			openAi.text("Here it is.");
+			ChatClient chatClient = approving.getBean(ChatClient.Builder.class).build();
+			SyncMcpToolCallbackProvider tools = approving.getBean(SyncMcpToolCallbackProvider.class);
+			ChatClientResponse paused = chatClient.prompt()
+				.user("Show D-7")
+				.tools(tools)
+				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c-meta"))
+				.call()
+				.chatClientResponse();
+			String approvalId = (String) paused.context().get(MantleHooks.APPROVAL_ID);
+			DocumentServer.DocumentTool tool = server.getBean(DocumentServer.DocumentTool.class);
+			assertThat(tool.documentIds).isEmpty();
+			approving.getBean(MetaHooks.class).observed.clear();
+			String answer = chatClient.prompt()
+				.user("Yes")
+				.tools(tools)
+				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "c-meta"))
+				.advisors(MantleHooks.approve(approvalId))
+				.call()
+				.content();
+			assertThat(answer).isEqualTo("Here it is.");
+			assertThat(tool.documentIds).containsExactly("D-7");
+			assertThat(tool.metas).singleElement()
+				.satisfies((meta) -> assertThat(meta).containsEntry("document_ref", SECRET_REF));
+			assertThat(approving.getBean(MetaHooks.class).observed).as("tool-call hooks do not run again").isEmpty();
+		}
 	}
 
 	@Test

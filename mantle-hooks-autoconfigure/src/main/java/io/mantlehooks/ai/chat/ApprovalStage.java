@@ -1,0 +1,92 @@
+package io.mantlehooks.ai.chat;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import io.mantlehooks.MantleHooks;
+import io.mantlehooks.ai.chat.IncomingMessageStage.Start;
+import io.mantlehooks.ai.tool.StoredBatch;
+import io.mantlehooks.ai.tool.ToolApprovals;
+import io.mantlehooks.ai.turn.Step;
+import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.runtime.HookResponses;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.ai.chat.client.ChatClientRequest;
+
+/**
+ * A turn that approves or declines a paused batch ({@code MantleHooks.approve} /
+ * {@code deny}): after the incoming-message hooks accepted the user's message, the batch
+ * is claimed (once, whichever instance asks first) and handed to the tool loop; when it
+ * is not pending in this conversation, the turn answers {@code utter_approval_not_found}.
+ */
+final class ApprovalStage {
+
+	private static final Log logger = LogFactory.getLog(ApprovalStage.class);
+
+	private final @Nullable ToolApprovals approvals;
+
+	private final IncomingMessageStage incoming;
+
+	ApprovalStage(@Nullable ToolApprovals approvals, IncomingMessageStage incoming) {
+		this.approvals = approvals;
+		this.incoming = incoming;
+	}
+
+	Step<Start> resume(Turn turn, Start start) {
+		ChatClientRequest request = start.request();
+		if (request == null) {
+			return Step.done(start);
+		}
+		String approve = text(request.context().get(MantleHooks.APPROVE));
+		String deny = text(request.context().get(MantleHooks.DENY));
+		if (approve == null && deny == null) {
+			return Step.done(start);
+		}
+		String id = (approve != null) ? approve : deny;
+		String reason = (approve != null) ? ""
+				: String.valueOf(request.context().getOrDefault(MantleHooks.DENY_REASON, ""));
+		ToolApprovals approvals = this.approvals;
+		if (approvals == null) {
+			return notFound(turn, start, "approvals are not configured");
+		}
+		return Step.blocking(() -> claim(approvals, id, turn),
+				(batch) -> batch.isPresent()
+						? Step.done(Start.proceed(withResume(request, new Resume(batch.get(), approve != null, reason)),
+								start.userText()))
+						: notFound(turn, start, "no batch '" + id + "' is waiting in this conversation"));
+	}
+
+	private static Optional<StoredBatch> claim(ToolApprovals approvals, String id, Turn turn) {
+		try {
+			return approvals.claim(id, turn);
+		}
+		catch (RuntimeException ex) {
+			turn.scope()
+				.run(() -> logger.warn("Could not claim the batch '" + id + "' waiting for approval; nothing runs",
+						ex));
+			return Optional.empty();
+		}
+	}
+
+	private Step<Start> notFound(Turn turn, Start start, String reason) {
+		return this.incoming
+			.reply(turn, java.util.Objects.requireNonNull(start.request()),
+					new Outcome(Outcome.APPROVAL_NOT_FOUND, reason), null, HookResponses.APPROVAL_NOT_FOUND)
+			.map((reply) -> new Start(null, reply.reply(), reply.outcome(), start.userText(), false));
+	}
+
+	private static ChatClientRequest withResume(ChatClientRequest request, Resume resume) {
+		Map<String, @Nullable Object> context = new HashMap<>(request.context());
+		context.put(Resume.KEY, resume);
+		return new ChatClientRequest(request.prompt(), context);
+	}
+
+	private static @Nullable String text(@Nullable Object value) {
+		return (value instanceof String text && !text.isBlank()) ? text : null;
+	}
+
+}

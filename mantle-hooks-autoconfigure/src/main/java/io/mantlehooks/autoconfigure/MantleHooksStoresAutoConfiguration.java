@@ -1,0 +1,157 @@
+package io.mantlehooks.autoconfigure;
+
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import io.mantlehooks.approval.ApprovalStore;
+import io.mantlehooks.approval.InMemoryApprovalStore;
+import io.mantlehooks.approval.JdbcApprovalStore;
+import io.mantlehooks.approval.ToolApprovalPolicy;
+import io.mantlehooks.runtime.HookDefinitionException;
+import io.mantlehooks.runtime.HookProblem;
+import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.transcript.InMemoryTranscriptStore;
+import io.mantlehooks.transcript.JdbcTranscriptStore;
+import io.mantlehooks.transcript.TranscriptStore;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
+import org.springframework.boot.jdbc.init.PlatformPlaceholderDatabaseDriverResolver;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.boot.sql.init.DatabaseInitializationSettings;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.DefaultResourceLoader;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Where the transcript and paused approvals are kept: in the application's database when
+ * it has a {@link DataSource} (and Spring JDBC), else in memory; a
+ * {@code store: jdbc|memory} key decides explicitly. Creates the tables
+ * ({@code mantle.hooks.jdbc.initialize-schema}) when a database store is in use.
+ */
+@AutoConfiguration(after = MantleHooksAutoConfiguration.class,
+		afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+		beforeName = "io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration")
+@ConditionalOnBean(HookRunner.class)
+public final class MantleHooksStoresAutoConfiguration {
+
+	private static final String JDBC_CLIENT = "org.springframework.jdbc.core.simple.JdbcClient";
+
+	private static final String SCHEMA = "classpath:io/mantlehooks/jdbc/schema-@@platform@@.sql";
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(MantleHooksProperties.CONFIG_PREFIX + ".transcript.enabled")
+	TranscriptStore mantleTranscriptStore(MantleHooksProperties properties, ObjectProvider<DataSource> dataSource) {
+		DataSource database = database(properties.getTranscript().getStore(), dataSource, "transcript.store");
+		return (database != null) ? JdbcStores.transcript(database) : new InMemoryTranscriptStore();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ApprovalStore mantleApprovalStore(MantleHooksProperties properties, ObjectProvider<DataSource> dataSource) {
+		DataSource database = database(properties.getApprovals().getStore(), dataSource, "approvals.store");
+		return (database != null) ? JdbcStores.approvals(database) : new InMemoryApprovalStore();
+	}
+
+	/**
+	 * The database to keep state in, {@code null} for memory.
+	 */
+	private static @Nullable DataSource database(MantleHooksProperties.@Nullable StoreType store,
+			ObjectProvider<DataSource> dataSource, String key) {
+		if (store == MantleHooksProperties.StoreType.MEMORY) {
+			return null;
+		}
+		boolean jdbc = ClassUtils.isPresent(JDBC_CLIENT, MantleHooksStoresAutoConfiguration.class.getClassLoader());
+		DataSource database = jdbc ? dataSource.getIfUnique() : null;
+		if (store == MantleHooksProperties.StoreType.JDBC && database == null) {
+			String property = MantleHooksProperties.CONFIG_PREFIX + "." + key;
+			throw new HookDefinitionException(List.of(new HookProblem(
+					"Property '" + property + "' is jdbc, but the application has no single DataSource"
+							+ (jdbc ? "" : " (nor Spring JDBC)") + ".",
+					"Add spring-boot-starter-jdbc and configure a DataSource (spring.datasource.*), or set '" + property
+							+ "' to memory.")));
+		}
+		return database;
+	}
+
+	/**
+	 * Whether approvals are configured: tools named, or a policy bean.
+	 */
+	static boolean approvalsConfigured(MantleHooksProperties properties, ObjectProvider<ToolApprovalPolicy> policy) {
+		return !properties.getApprovals().getTools().isEmpty() || policy.getIfUnique() != null;
+	}
+
+	/**
+	 * Keeps the JDBC types out of the auto-configuration's signatures, so it loads
+	 * without Spring JDBC.
+	 */
+	private static final class JdbcStores {
+
+		static TranscriptStore transcript(DataSource dataSource) {
+			return new JdbcTranscriptStore(dataSource);
+		}
+
+		static ApprovalStore approvals(DataSource dataSource) {
+			return new JdbcApprovalStore(dataSource);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(
+			name = { "org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer", JDBC_CLIENT })
+	@ConditionalOnBean(DataSource.class)
+	static class SchemaConfiguration {
+
+		/**
+		 * Creates {@code mantle_transcript} and {@code mantle_approvals} when a database
+		 * store is in use, as {@code mantle.hooks.jdbc.initialize-schema} says.
+		 */
+		@Bean
+		@ConditionalOnMissingBean(name = "mantleHooksSchemaInitializer")
+		DataSourceScriptDatabaseInitializer mantleHooksSchemaInitializer(DataSource dataSource,
+				MantleHooksProperties properties, ObjectProvider<TranscriptStore> transcript,
+				ObjectProvider<ApprovalStore> approvals, ObjectProvider<ToolApprovalPolicy> policy) {
+			boolean needed = transcript.getIfUnique() instanceof JdbcTranscriptStore
+					|| (approvalsConfigured(properties, policy)
+							&& approvals.getIfUnique() instanceof JdbcApprovalStore);
+			DatabaseInitializationSettings settings = new DatabaseInitializationSettings();
+			settings
+				.setMode(needed ? mode(properties.getJdbc().getInitializeSchema()) : DatabaseInitializationMode.NEVER);
+			if (needed && settings.getMode() != DatabaseInitializationMode.NEVER) {
+				List<String> locations = new PlatformPlaceholderDatabaseDriverResolver().resolveAll(dataSource, SCHEMA);
+				for (String location : locations) {
+					if (!new DefaultResourceLoader().getResource(location).exists()) {
+						String property = MantleHooksProperties.CONFIG_PREFIX + ".jdbc.initialize-schema";
+						throw new HookDefinitionException(List.of(new HookProblem(
+								"mantle-hooks has no schema for this database (" + location + " does not exist).",
+								"Create the tables mantle_transcript and mantle_approvals yourself (see "
+										+ "io/mantlehooks/jdbc/schema-postgresql.sql in the mantle-hooks jar) and set '"
+										+ property + "' to never.")));
+					}
+				}
+				settings.setSchemaLocations(locations);
+			}
+			return new DataSourceScriptDatabaseInitializer(dataSource, settings);
+		}
+
+		private static DatabaseInitializationMode mode(MantleHooksProperties.SchemaInitialization initialization) {
+			return switch (initialization) {
+				case ALWAYS -> DatabaseInitializationMode.ALWAYS;
+				case EMBEDDED -> DatabaseInitializationMode.EMBEDDED;
+				case NEVER -> DatabaseInitializationMode.NEVER;
+			};
+		}
+
+	}
+
+}

@@ -1,0 +1,310 @@
+package io.mantlehooks.ai;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.mantlehooks.Channel;
+import io.mantlehooks.HookRejection;
+import io.mantlehooks.MantleHooks;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.ai.FakeOpenAiServer.Reply;
+import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
+import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.annotation.ModifyToolCall;
+import io.mantlehooks.annotation.OnToolResult;
+import io.mantlehooks.approval.ToolApprovalPolicy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.memory.MessageWindowChatMemory;
+import org.springframework.ai.tool.annotation.Tool;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tool calls that wait for a person: the batch pauses after preflight with nothing run,
+ * the user is asked, and a later turn approves (the stored calls run as stored, without
+ * the tool-call hooks) or declines it; anything else finds nothing and runs nothing.
+ */
+class ApprovalTests {
+
+	private static final String CONVERSATION = "conversation-1";
+
+	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+
+	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
+		.withPropertyValues("mantle.hooks.approvals.tools=refund")
+		.withBean("approvalHooks", ApprovalHooks.class);
+
+	private final ChatMemory memory = MessageWindowChatMemory.builder().build();
+
+	private final ShopTools tools = new ShopTools();
+
+	@AfterEach
+	void stop() {
+		this.openAi.close();
+	}
+
+	@Test
+	void aCallThatNeedsApprovalPausesTheBatchAndAsksTheUser() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"42\"}"),
+				new ToolCall("call_2", "refund", "{\"id\":\"42\"}")));
+		this.contextRunner.run((context) -> {
+			ChatClientResponse paused = turn(context, "Refund order 42");
+			assertThat(paused.context()).containsEntry(MantleHooks.OUTCOME, "awaiting_approval")
+				.containsKey(MantleHooks.APPROVAL_ID);
+			// the question names the call as the tool-call hook left it
+			assertThat(text(paused))
+				.isEqualTo("I need your approval before I run refund with {\"id\":\"42-checked\"}.");
+			assertThat(this.tools.calls).as("no tool of the batch ran").isEmpty();
+			assertThat(this.openAi.requests()).hasSize(1);
+			assertThat(context.getBean(ApprovalHooks.class).preflights).containsExactly("lookup", "refund");
+		});
+	}
+
+	@Test
+	void approvalRunsTheStoredCallsWithoutTheToolCallHooksAndTheModelAnswers() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"42\"}"),
+				new ToolCall("call_2", "refund", "{\"id\":\"42\"}")), Reply.text("Order 42 is refunded."));
+		this.contextRunner.run((context) -> {
+			String approvalId = (String) turn(context, "Refund order 42").context().get(MantleHooks.APPROVAL_ID);
+			ApprovalHooks hooks = context.getBean(ApprovalHooks.class);
+			hooks.preflights.clear();
+			ChatClientResponse answered = approve(context, approvalId);
+			assertThat(text(answered)).isEqualTo("Order 42 is refunded.");
+			assertThat(answered.context()).doesNotContainKey(MantleHooks.OUTCOME)
+				.doesNotContainKey(MantleHooks.APPROVAL_ID);
+			assertThat(this.tools.calls).containsExactly("lookup 42-checked", "refund 42-checked");
+			assertThat(hooks.preflights).as("tool-call hooks do not run again").isEmpty();
+			assertThat(hooks.results).containsExactly("lookup", "refund");
+			// the model continues the paused exchange: its calls, then their results
+			assertThat(this.openAi.messages(1)).containsExactly("user: Refund order 42",
+					"assistant: [lookup({\"id\":\"42-checked\"}), refund({\"id\":\"42-checked\"})]",
+					"tool: \"42-checked found\"", "tool: \"42-checked refunded\"");
+		});
+	}
+
+	@Test
+	void denialTellsTheModelAndRunsNothing() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")),
+				Reply.text("Alright, I did not refund it."));
+		this.contextRunner.run((context) -> {
+			String approvalId = (String) turn(context, "Refund order 42").context().get(MantleHooks.APPROVAL_ID);
+			ChatClientResponse answered = context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+				.build()
+				.prompt()
+				.user("No, don't")
+				.tools(this.tools)
+				.advisors(ChatTestSupport.memory(this.memory, CONVERSATION))
+				.advisors(MantleHooks.deny(approvalId, "changed my mind"))
+				.call()
+				.chatClientResponse();
+			assertThat(text(answered)).isEqualTo("Alright, I did not refund it.");
+			assertThat(this.tools.calls).isEmpty();
+			assertThat(this.openAi.messages(1)).last()
+				.asString()
+				.contains("declined")
+				.contains("The user declined this action: changed my mind");
+		});
+	}
+
+	@Test
+	void aBatchRunsOnceAndAnUnknownIdRunsNothing() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")),
+				Reply.text("Refunded."));
+		this.contextRunner.run((context) -> {
+			String approvalId = (String) turn(context, "Refund order 42").context().get(MantleHooks.APPROVAL_ID);
+			assertThat(text(approve(context, approvalId))).isEqualTo("Refunded.");
+			ChatClientResponse again = approve(context, approvalId);
+			assertThat(again.context()).containsEntry(MantleHooks.OUTCOME, "approval_not_found");
+			assertThat(text(again)).isEqualTo("That request is no longer waiting for approval, so nothing was done.");
+			ChatClientResponse unknown = approve(context, "no-such-approval");
+			assertThat(unknown.context()).containsEntry(MantleHooks.OUTCOME, "approval_not_found");
+			assertThat(this.tools.calls).containsExactly("refund 42-checked");
+			assertThat(this.openAi.requests()).hasSize(2);
+		});
+	}
+
+	@Test
+	void anotherConversationCannotApproveTheBatch() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")));
+		this.contextRunner.run((context) -> {
+			String approvalId = (String) turn(context, "Refund order 42").context().get(MantleHooks.APPROVAL_ID);
+			ChatClientResponse stranger = context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+				.build()
+				.prompt()
+				.user("Yes")
+				.tools(this.tools)
+				.advisors(MantleHooks.identity("someone-else", Channel.of("web")))
+				.advisors(MantleHooks.approve(approvalId))
+				.call()
+				.chatClientResponse();
+			assertThat(stranger.context()).containsEntry(MantleHooks.OUTCOME, "approval_not_found");
+			assertThat(this.tools.calls).isEmpty();
+		});
+	}
+
+	@Test
+	void anExpiredBatchCannotBeApproved() throws InterruptedException {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")));
+		this.contextRunner.withPropertyValues("mantle.hooks.approvals.ttl=50ms").run((context) -> {
+			String approvalId = (String) turn(context, "Refund order 42").context().get(MantleHooks.APPROVAL_ID);
+			Thread.sleep(100);
+			assertThat(approve(context, approvalId).context()).containsEntry(MantleHooks.OUTCOME, "approval_not_found");
+			assertThat(this.tools.calls).isEmpty();
+		});
+	}
+
+	@Test
+	void aPolicyDecidesPerCallAndAFailingPolicyAsksAPerson() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"7\"}")), Reply.text("Found 7."),
+				Reply.toolCalls(new ToolCall("call_2", "lookup", "{\"id\":\"500\"}")),
+				Reply.toolCalls(new ToolCall("call_3", "lookup", "{\"id\":\"boom\"}")));
+		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=")
+			.withBean(ToolApprovalPolicy.class, () -> (call) -> {
+				if ("boom-checked".equals(call.arguments().get("id"))) {
+					throw new IllegalStateException("policy store down");
+				}
+				return ((String) call.arguments().get("id")).startsWith("500");
+			})
+			.run((context) -> {
+				assertThat(text(turn(context, "Look up 7"))).isEqualTo("Found 7.");
+				assertThat(turn(context, "Look up 500").context()).containsEntry(MantleHooks.OUTCOME,
+						"awaiting_approval");
+				assertThat(turn(context, "Look up boom").context()).containsEntry(MantleHooks.OUTCOME,
+						"awaiting_approval");
+				assertThat(this.tools.calls).containsExactly("lookup 7-checked");
+			});
+	}
+
+	@Test
+	void aRejectedQuestionDropsThePendingCall() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")));
+		this.contextRunner.withBean("questionCensor", QuestionCensor.class).run((context) -> {
+			ChatClientResponse paused = turn(context, "Refund order 42");
+			assertThat(paused.context()).containsEntry(MantleHooks.OUTCOME, "rejected")
+				.doesNotContainKey(MantleHooks.APPROVAL_ID);
+			assertThat(text(paused)).isEqualTo("Sorry, I can't share that response.");
+		});
+	}
+
+	@Test
+	void approvalsWorkInStreamedTurns() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")),
+				Reply.text("Order 42 is refunded."));
+		this.contextRunner.run((context) -> {
+			List<ChatClientResponse> paused = context
+				.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+				.build()
+				.prompt()
+				.user("Refund order 42")
+				.tools(this.tools)
+				.advisors(ChatTestSupport.memory(this.memory, CONVERSATION))
+				.stream()
+				.chatClientResponse()
+				.collectList()
+				.block();
+			ChatClientResponse last = paused.get(paused.size() - 1);
+			assertThat(last.context()).containsEntry(MantleHooks.OUTCOME, "awaiting_approval");
+			String approvalId = (String) last.context().get(MantleHooks.APPROVAL_ID);
+			String answer = String.join("",
+					context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+						.build()
+						.prompt()
+						.user("Yes")
+						.tools(this.tools)
+						.advisors(ChatTestSupport.memory(this.memory, CONVERSATION))
+						.advisors(MantleHooks.approve(approvalId))
+						.stream()
+						.content()
+						.collectList()
+						.block());
+			assertThat(answer).isEqualTo("Order 42 is refunded.");
+			assertThat(this.tools.calls).containsExactly("refund 42-checked");
+		});
+	}
+
+	private ChatClientResponse turn(AssertableApplicationContext context, String text) {
+		return context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+			.build()
+			.prompt()
+			.user(text)
+			.tools(this.tools)
+			.advisors(ChatTestSupport.memory(this.memory, CONVERSATION))
+			.call()
+			.chatClientResponse();
+	}
+
+	private ChatClientResponse approve(AssertableApplicationContext context, String approvalId) {
+		return context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+			.build()
+			.prompt()
+			.user("Yes, go ahead")
+			.tools(this.tools)
+			.advisors(ChatTestSupport.memory(this.memory, CONVERSATION))
+			.advisors(MantleHooks.approve(approvalId))
+			.call()
+			.chatClientResponse();
+	}
+
+	private static String text(ChatClientResponse response) {
+		return response.chatResponse().getResult().getOutput().getText();
+	}
+
+	static class ApprovalHooks {
+
+		final List<String> preflights = new CopyOnWriteArrayList<>();
+
+		final List<String> results = new CopyOnWriteArrayList<>();
+
+		@ModifyToolCall
+		ToolCallPayload check(ToolCallPayload call) {
+			this.preflights.add(call.toolName());
+			return call.withArguments(Map.of("id", call.arguments().get("id") + "-checked"));
+		}
+
+		@OnToolResult
+		void result(ToolResultPayload result) {
+			this.results.add(result.toolName());
+		}
+
+	}
+
+	static class QuestionCensor {
+
+		@ModifyOutgoingText
+		OutgoingTextPayload censor(OutgoingTextPayload outgoing) {
+			if (outgoing.text().contains("approval")) {
+				throw new HookRejection("no approval questions on this channel");
+			}
+			return outgoing;
+		}
+
+	}
+
+	static class ShopTools {
+
+		final List<String> calls = new CopyOnWriteArrayList<>();
+
+		@Tool(name = "lookup", description = "Look up an order")
+		String lookup(String id) {
+			this.calls.add("lookup " + id);
+			return id + " found";
+		}
+
+		@Tool(name = "refund", description = "Refund an order")
+		String refund(String id) {
+			this.calls.add("refund " + id);
+			return id + " refunded";
+		}
+
+	}
+
+}
