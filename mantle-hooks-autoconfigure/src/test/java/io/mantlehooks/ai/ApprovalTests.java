@@ -10,12 +10,13 @@ import io.mantlehooks.MantleHooks;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
-import io.mantlehooks.ai.FakeOpenAiServer.Reply;
-import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.ModifyToolCall;
 import io.mantlehooks.annotation.OnToolResult;
 import io.mantlehooks.approval.ToolApprovalPolicy;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +38,7 @@ class ApprovalTests {
 
 	private static final String CONVERSATION = "conversation-1";
 
-	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
 		.withPropertyValues("mantle.hooks.approvals.tools=refund")

@@ -4,13 +4,14 @@ import java.util.List;
 
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.TurnStartedPayload;
-import io.mantlehooks.ai.FakeOpenAiServer.Reply;
-import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
 import io.mantlehooks.ai.chat.MantleChatClientCustomizer;
 import io.mantlehooks.ai.chat.MantleModelCallAdvisor;
 import io.mantlehooks.ai.chat.MantleToolLoopAdvisor;
 import io.mantlehooks.ai.chat.MantleTurnAdvisor;
 import io.mantlehooks.annotation.OnTurnStarted;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ChatClientWiringTests {
 
-	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi);
 

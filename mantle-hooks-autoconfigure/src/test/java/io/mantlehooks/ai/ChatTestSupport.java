@@ -5,6 +5,7 @@ import java.util.function.Consumer;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration;
 import io.mantlehooks.autoconfigure.MantleHooksStoresAutoConfiguration;
+import io.mantlehooks.test.LoopbackOpenAiServer;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
@@ -36,7 +37,7 @@ final class ChatTestSupport {
 				MantleHooksChatClientAutoConfiguration.class);
 	}
 
-	static ApplicationContextRunner contextRunner(FakeOpenAiServer openAi) {
+	static ApplicationContextRunner contextRunner(LoopbackOpenAiServer openAi) {
 		return new ApplicationContextRunner()
 			.withConfiguration(
 					AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,

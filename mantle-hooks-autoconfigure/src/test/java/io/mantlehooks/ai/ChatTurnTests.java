@@ -16,8 +16,9 @@ import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.ai.chat.MantleChatClientCustomizer;
-import io.mantlehooks.ai.FakeOpenAiServer.Reply;
-import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +46,7 @@ class ChatTurnTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
 
-	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
 		.withPropertyValues("mantle.hooks.responses.utter_spam_rejected=No spam, please.")

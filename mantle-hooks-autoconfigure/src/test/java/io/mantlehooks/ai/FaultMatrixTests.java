@@ -17,11 +17,12 @@ import io.mantlehooks.MantleHooks;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
-import io.mantlehooks.ai.FakeOpenAiServer.Reply;
-import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration;
 import io.mantlehooks.runtime.HookLane;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -75,7 +76,7 @@ class FaultMatrixTests {
 	private static final Set<Fault> OBSERVER_FAULTS = EnumSet.of(Fault.CRASH, Fault.STACK_OVERFLOW, Fault.OUT_OF_MEMORY,
 			Fault.TIMEOUT, Fault.SPIN, Fault.NULL, Fault.NEVER_COMPLETES, Fault.STAGE_FAILS, Fault.UNSUPPORTED_SIGNAL);
 
-	private static FakeOpenAiServer openAi;
+	private static LoopbackOpenAiServer openAi;
 
 	private static ConfigurableApplicationContext context;
 
@@ -84,7 +85,7 @@ class FaultMatrixTests {
 		// hundreds of turns: poll for the turns' observers often, not every 100 ms
 		Awaitility.setDefaultPollInterval(Duration.ofMillis(5));
 		Awaitility.setDefaultPollDelay(Duration.ZERO);
-		openAi = new FakeOpenAiServer();
+		openAi = new LoopbackOpenAiServer();
 		context = new SpringApplicationBuilder(FaultApplication.class).web(WebApplicationType.NONE)
 			.properties("spring.ai.openai.base-url=" + openAi.baseUrl(), "spring.ai.openai.api-key=test-key",
 					"spring.ai.openai.chat.model=fake-model", "spring.ai.openai.max-retries=0",

@@ -18,6 +18,7 @@ import io.mantlehooks.annotation.OnTurnFinished;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.test.ScriptedChatModel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -45,7 +46,8 @@ class HookIsolationTests {
 	@Test
 	void hungHooksLoseOnlyTheirOwnInvocations(CapturedOutput output) {
 		new ApplicationContextRunner().withConfiguration(ChatTestSupport.mantleConfigurations())
-			.withBean("cannedModel", UnhookedCallTests.CannedChatModel.class)
+			.withBean("cannedModel", ScriptedChatModel.class,
+					() -> new ScriptedChatModel().otherwise((prompt) -> "canned"))
 			.withBean("isolationHooks", IsolationHooks.class)
 			.withPropertyValues("mantle.hooks.observers.max-concurrent=" + LIMIT,
 					"mantle.hooks.modify.max-concurrent=" + LIMIT, "mantle.hooks.timeouts.observe=50ms",

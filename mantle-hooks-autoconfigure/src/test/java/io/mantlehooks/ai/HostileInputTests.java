@@ -14,12 +14,13 @@ import io.mantlehooks.ModelToolCall;
 import io.mantlehooks.PayloadTooDeepException;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
-import io.mantlehooks.ai.FakeOpenAiServer.Reply;
-import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.ModifyToolCall;
 import io.mantlehooks.annotation.OnToolResult;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -44,7 +45,7 @@ class HostileInputTests {
 
 	private static final String TOOL_ERROR = "Sorry, I couldn't complete that action. Please try again.";
 
-	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi);
 

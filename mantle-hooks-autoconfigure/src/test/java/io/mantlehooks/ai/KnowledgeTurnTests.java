@@ -8,8 +8,9 @@ import io.mantlehooks.Channel;
 import io.mantlehooks.KnowledgeQueryPayload;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.Passage;
-import io.mantlehooks.ai.FakeOpenAiServer.Reply;
-import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +44,7 @@ class KnowledgeTurnTests {
 
 	private static final String WARRANTY = "Warranty policy: the warranty lasts 2 years.";
 
-	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
 		.withUserConfiguration(KnowledgeConfiguration.class);

@@ -10,8 +10,9 @@ import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
-import io.mantlehooks.ai.FakeOpenAiServer.Reply;
-import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -41,7 +42,7 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class NestedTurnTests {
 
-	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
 		.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))

@@ -16,13 +16,14 @@ import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStatus;
-import io.mantlehooks.ai.FakeOpenAiServer.Reply;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnIncomingMessage;
 import io.mantlehooks.annotation.OnModelRequest;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -45,7 +46,7 @@ class PipelineTurnTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
 
-	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
 		.withBean("recordingObservers", RecordingObservers.class);

@@ -8,8 +8,9 @@ import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.RetryModel;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStatus;
-import io.mantlehooks.ai.FakeOpenAiServer.Reply;
-import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +32,7 @@ class StreamingTurnTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
 
-	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
 		.withBean("recordingObservers", RecordingObservers.class);

@@ -7,9 +7,10 @@ import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.OutgoingTextPayload;
-import io.mantlehooks.ai.FakeOpenAiServer.Reply;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import io.mantlehooks.transcript.TranscriptEntry;
 import io.mantlehooks.transcript.TranscriptRole;
 import io.mantlehooks.transcript.TranscriptStore;
@@ -38,7 +39,7 @@ import static org.assertj.core.api.Assertions.tuple;
 @ExtendWith(OutputCaptureExtension.class)
 class TranscriptTests {
 
-	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
 		.withPropertyValues("mantle.hooks.transcript.enabled=true",

@@ -10,9 +10,10 @@ import io.mantlehooks.Channel;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.MantleHooks;
-import io.mantlehooks.ai.FakeOpenAiServer.Reply;
-import io.mantlehooks.ai.FakeOpenAiServer.ToolCall;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import io.mantlehooks.transcript.TranscriptEntry;
 import io.mantlehooks.transcript.TranscriptRole;
 import io.mantlehooks.transcript.TranscriptStore;
@@ -51,7 +52,7 @@ class TwoInstancesTests {
 
 	private static EmbeddedPostgres postgres;
 
-	private static FakeOpenAiServer openAi;
+	private static LoopbackOpenAiServer openAi;
 
 	private static ConfigurableApplicationContext instanceA;
 
@@ -60,7 +61,7 @@ class TwoInstancesTests {
 	@BeforeAll
 	static void start() throws IOException {
 		postgres = EmbeddedPostgres.builder().start();
-		openAi = new FakeOpenAiServer();
+		openAi = new LoopbackOpenAiServer();
 		instanceA = instance();
 		instanceB = instance();
 	}

@@ -2,19 +2,17 @@ package io.mantlehooks.ai;
 
 import java.util.List;
 
-import io.mantlehooks.ai.FakeOpenAiServer.Reply;
 import io.mantlehooks.ai.model.UnhookedModelCallException;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.ScriptedChatModel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.client.ChatClient;
-import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.model.ChatModel;
-import org.springframework.ai.chat.model.ChatResponse;
-import org.springframework.ai.chat.model.Generation;
-import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -36,7 +34,7 @@ class UnhookedCallTests {
 
 	private static final String REPORT = "was called outside a hooked turn";
 
-	private final FakeOpenAiServer openAi = new FakeOpenAiServer();
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
 		.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
@@ -107,14 +105,18 @@ class UnhookedCallTests {
 		assertThat(output).doesNotContain(REPORT);
 	}
 
+	private static ScriptedChatModel cannedModel() {
+		return new ScriptedChatModel().otherwise((prompt) -> "canned");
+	}
+
 	@Test
 	void modelOfANonFinalClassIsProxiedKeepingItsClassAndChecksCallsAndStreams(CapturedOutput output) {
 		new ApplicationContextRunner().withConfiguration(ChatTestSupport.mantleConfigurations())
-			.withBean("cannedModel", CannedChatModel.class)
+			.withBean("cannedModel", ScriptedChatModel.class, UnhookedCallTests::cannedModel)
 			.withBean("scriptedHooks", ScriptedHooks.class)
 			.withPropertyValues("mantle.hooks.unhooked-calls=warn")
 			.run((context) -> {
-				CannedChatModel model = context.getBean(CannedChatModel.class);
+				ScriptedChatModel model = context.getBean(ScriptedChatModel.class);
 				ChatClient handBuilt = ChatClient.create(model);
 				assertThat(handBuilt.prompt().user("Hi").call().content()).isEqualTo("canned");
 				assertThat(handBuilt.prompt().user("Hi").stream().content().collectList().block())
@@ -128,7 +130,7 @@ class UnhookedCallTests {
 	@Test
 	void streamsOfAProxiedModelAreRefusedWithTheFailPolicy() {
 		new ApplicationContextRunner().withConfiguration(ChatTestSupport.mantleConfigurations())
-			.withBean("cannedModel", CannedChatModel.class)
+			.withBean("cannedModel", ScriptedChatModel.class, UnhookedCallTests::cannedModel)
 			.withBean("scriptedHooks", ScriptedHooks.class)
 			.withPropertyValues("mantle.hooks.unhooked-calls=fail")
 			.run((context) -> {
@@ -138,34 +140,8 @@ class UnhookedCallTests {
 					.stream()
 					.content();
 				assertThatExceptionOfType(UnhookedModelCallException.class).isThrownBy(stream::blockLast);
-				assertThat(context.getBean(CannedChatModel.class).calls()).isZero();
+				assertThat(context.getBean(ScriptedChatModel.class).prompts()).isEmpty();
 			});
-	}
-
-	/**
-	 * A chat model of the application's own (a custom provider), answering one canned
-	 * text.
-	 */
-	static class CannedChatModel implements ChatModel {
-
-		private volatile int calls;
-
-		// a method, not a field: the bean is wrapped in a class-preserving proxy
-		int calls() {
-			return this.calls;
-		}
-
-		@Override
-		public ChatResponse call(Prompt prompt) {
-			this.calls++;
-			return new ChatResponse(List.of(new Generation(new AssistantMessage("canned"))));
-		}
-
-		@Override
-		public Flux<ChatResponse> stream(Prompt prompt) {
-			return Flux.defer(() -> Flux.just(call(prompt)));
-		}
-
 	}
 
 }

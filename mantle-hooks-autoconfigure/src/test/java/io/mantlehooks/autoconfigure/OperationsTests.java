@@ -21,15 +21,15 @@ import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.OutgoingTextPayload;
-import io.mantlehooks.ai.FakeOpenAiServerAccess;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnModelRequest;
-import io.mantlehooks.runtime.HookScope;
 import io.mantlehooks.observation.HookObservationContext;
 import io.mantlehooks.observation.TurnObservationContext;
+import io.mantlehooks.runtime.HookScope;
+import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.RequiredSearch;
 import io.micrometer.observation.Observation;
@@ -61,7 +61,7 @@ class OperationsTests {
 
 	private static final String BREAKER = "opsHooks.keepResponse@model-response";
 
-	private static FakeOpenAiServerAccess openAi;
+	private static LoopbackOpenAiServer openAi;
 
 	private static ConfigurableApplicationContext app;
 
@@ -71,7 +71,7 @@ class OperationsTests {
 
 	@BeforeAll
 	static void runOneOfEachFault() throws InterruptedException {
-		openAi = new FakeOpenAiServerAccess();
+		openAi = new LoopbackOpenAiServer();
 		app = new SpringApplicationBuilder(OpsApplication.class)
 			.properties("server.port=0", "server.address=127.0.0.1", "spring.ai.openai.base-url=" + openAi.baseUrl(),
 					"spring.ai.openai.api-key=test-key", "spring.ai.openai.chat.model=fake-model",

@@ -6,9 +6,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ToolCallPayload;
-import io.mantlehooks.ai.FakeOpenAiServerAccess;
 import io.mantlehooks.annotation.ModifyToolCall;
 import io.mantlehooks.annotation.OnToolCall;
+import io.mantlehooks.test.LoopbackOpenAiServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,7 +44,7 @@ class McpMetaTests {
 
 	private static final String SECRET_REF = "upload-7f3a9c";
 
-	private static FakeOpenAiServerAccess openAi;
+	private static LoopbackOpenAiServer openAi;
 
 	private static ConfigurableApplicationContext server;
 
@@ -52,7 +52,7 @@ class McpMetaTests {
 
 	@BeforeAll
 	static void start() {
-		openAi = new FakeOpenAiServerAccess();
+		openAi = new LoopbackOpenAiServer();
 		server = new SpringApplicationBuilder(DocumentServer.class)
 			.properties("server.port=0", "server.address=127.0.0.1", "server.shutdown=immediate",
 					"spring.ai.mcp.server.protocol=STREAMABLE", "spring.ai.mcp.client.enabled=false",

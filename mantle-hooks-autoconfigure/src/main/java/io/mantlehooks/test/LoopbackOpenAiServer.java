@@ -1,4 +1,4 @@
-package io.mantlehooks.ai;
+package io.mantlehooks.test;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,15 +17,29 @@ import java.util.concurrent.LinkedBlockingQueue;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.util.json.JsonParser;
 
 /**
- * A local server that speaks the OpenAI chat-completions protocol on loopback: it answers
- * with scripted replies (JSON, or server-sent events when the request asks to stream) and
- * records every request body, so tests can assert what the provider received.
+ * A local server that speaks the OpenAI chat-completions protocol on loopback, for tests
+ * that use the real Spring AI OpenAI client over HTTP: it answers with scripted replies
+ * (JSON, or server-sent events when the request asks to stream) and records every request
+ * body, so tests can assert what the provider received.
+ *
+ * <pre class="code">
+ * try (LoopbackOpenAiServer openAi = new LoopbackOpenAiServer()) {
+ *     openAi.toolCall("call_1", "get_weather", "{\"city\":\"Paris\"}").text("Sunny.");
+ *     new SpringApplicationBuilder(App.class).properties(openAi.springProperties()).run();
+ *     // ... run a turn, then:
+ *     assertThat(openAi.messages(1)).contains("tool: {\"sky\":\"clear\"}");
+ * }
+ * </pre>
+ *
+ * A request with no scripted reply left gets HTTP 500. Needs the {@code jdk.httpserver}
+ * module (part of every JDK).
  */
-final class FakeOpenAiServer implements AutoCloseable {
+public final class LoopbackOpenAiServer implements AutoCloseable {
 
 	private final HttpServer server;
 
@@ -35,7 +49,10 @@ final class FakeOpenAiServer implements AutoCloseable {
 
 	private final List<Map<String, Object>> requests = new CopyOnWriteArrayList<>();
 
-	FakeOpenAiServer() {
+	/**
+	 * Start a server on a free loopback port.
+	 */
+	public LoopbackOpenAiServer() {
 		try {
 			this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
 		}
@@ -47,33 +64,88 @@ final class FakeOpenAiServer implements AutoCloseable {
 		this.server.start();
 	}
 
-	String baseUrl() {
+	/**
+	 * Return the base URL for {@code spring.ai.openai.base-url}.
+	 * @return {@code http://127.0.0.1:<port>/v1}
+	 */
+	public String baseUrl() {
 		return "http://127.0.0.1:" + this.server.getAddress().getPort() + "/v1";
 	}
 
-	FakeOpenAiServer reply(Reply... replies) {
+	/**
+	 * Return the Spring properties that point the OpenAI starter here: base URL, a test
+	 * key, model {@code fake-model} and no retries.
+	 * @return {@code key=value} pairs for {@code SpringApplicationBuilder.properties} or
+	 * {@code @SpringBootTest(properties)}
+	 */
+	public String[] springProperties() {
+		return new String[] { "spring.ai.openai.base-url=" + baseUrl(), "spring.ai.openai.api-key=test-key",
+				"spring.ai.openai.chat.model=fake-model", "spring.ai.openai.max-retries=0" };
+	}
+
+	/**
+	 * Script replies, answered in order.
+	 * @param replies the replies
+	 * @return this server
+	 */
+	public LoopbackOpenAiServer reply(Reply... replies) {
 		this.replies.addAll(List.of(replies));
 		return this;
 	}
 
-	void clear() {
+	/**
+	 * Script a text reply.
+	 * @param text the assistant's text
+	 * @return this server
+	 */
+	public LoopbackOpenAiServer text(String text) {
+		return reply(Reply.text(text));
+	}
+
+	/**
+	 * Script a reply with one tool call.
+	 * @param id the call id
+	 * @param name the tool name
+	 * @param arguments the arguments as a JSON object text
+	 * @return this server
+	 */
+	public LoopbackOpenAiServer toolCall(String id, String name, String arguments) {
+		return reply(Reply.toolCalls(new ToolCall(id, name, arguments)));
+	}
+
+	/**
+	 * Forget the scripted replies left and the requests received.
+	 */
+	public void clear() {
 		this.replies.clear();
 		this.requests.clear();
 	}
 
 	/**
 	 * Return the parsed bodies of the requests received so far.
+	 * @return the request bodies, in order
 	 */
-	List<Map<String, Object>> requests() {
+	public List<Map<String, Object>> requests() {
 		return List.copyOf(this.requests);
+	}
+
+	/**
+	 * Return one request body as JSON text.
+	 * @param index the request's index, 0 for the first
+	 * @return the body
+	 */
+	public String requestBody(int index) {
+		return JsonParser.toJson(this.requests.get(index));
 	}
 
 	/**
 	 * Return the messages of one request as {@code role: content} lines; tool-call
 	 * messages show their calls, tool messages their result.
+	 * @param request the request's index
+	 * @return one line per message
 	 */
 	@SuppressWarnings("unchecked")
-	List<String> messages(int request) {
+	public List<String> messages(int request) {
 		List<String> lines = new ArrayList<>();
 		for (Map<String, Object> message : (List<Map<String, Object>>) this.requests.get(request).get("messages")) {
 			Object content = message.get("content");
@@ -147,21 +219,42 @@ final class FakeOpenAiServer implements AutoCloseable {
 	 * @param toolCalls the tool calls, {@code id}, {@code name} and JSON
 	 * {@code arguments}
 	 */
-	record Reply(int status, String text, List<ToolCall> toolCalls) {
+	public record Reply(int status, @Nullable String text, List<ToolCall> toolCalls) {
 
-		static Reply text(String text) {
+		/**
+		 * A text reply.
+		 * @param text the assistant's text
+		 * @return the reply
+		 */
+		public static Reply text(String text) {
 			return new Reply(200, text, List.of());
 		}
 
-		static Reply toolCalls(ToolCall... calls) {
+		/**
+		 * A reply with tool calls and no text.
+		 * @param calls the calls
+		 * @return the reply
+		 */
+		public static Reply toolCalls(ToolCall... calls) {
 			return new Reply(200, null, List.of(calls));
 		}
 
-		static Reply textAndToolCalls(String text, ToolCall... calls) {
+		/**
+		 * A reply with text and tool calls.
+		 * @param text the text
+		 * @param calls the calls
+		 * @return the reply
+		 */
+		public static Reply textAndToolCalls(String text, ToolCall... calls) {
 			return new Reply(200, text, List.of(calls));
 		}
 
-		static Reply failure(int status) {
+		/**
+		 * An HTTP error instead of a reply.
+		 * @param status the status, e.g. 500 or 429
+		 * @return the reply
+		 */
+		public static Reply failure(int status) {
 			return new Reply(status, null, List.of());
 		}
 
@@ -221,7 +314,7 @@ final class FakeOpenAiServer implements AutoCloseable {
 	 * @param name the tool name
 	 * @param arguments the arguments as a JSON object text
 	 */
-	record ToolCall(String id, String name, String arguments) {
+	public record ToolCall(String id, String name, String arguments) {
 
 		Map<String, Object> json() {
 			return Map.of("id", this.id, "type", "function", "function",

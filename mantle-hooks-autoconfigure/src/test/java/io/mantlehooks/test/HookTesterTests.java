@@ -1,0 +1,282 @@
+package io.mantlehooks.test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
+
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.HookRejection;
+import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModelResponsePayload;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.PayloadTooDeepException;
+import io.mantlehooks.RetryModel;
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.TurnStatus;
+import io.mantlehooks.annotation.ModifyIncomingMessage;
+import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.annotation.ModifyModelResponse;
+import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.annotation.ModifyToolCall;
+import io.mantlehooks.annotation.ModifyToolResult;
+import io.mantlehooks.annotation.OnToolCall;
+import io.mantlehooks.annotation.OnTurnFinished;
+import io.mantlehooks.runtime.HookDefinitionException;
+import io.mantlehooks.runtime.HookFailure;
+import io.mantlehooks.runtime.HookOutcome;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.ai.chat.messages.UserMessage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The test kit's hook tester: each outcome a hook can have, asserted the way a user's
+ * test would, with no Spring context.
+ */
+class HookTesterTests {
+
+	@Test
+	void aRewriteProceedsAndIdentityStaysAsItCameIn() {
+		try (HookTester hooks = HookTester.of(new GuardHooks())) {
+			HookResult<ModelRequestPayload> result = hooks
+				.run(TestPayloads.modelRequest().system("Be brief").user("my card is 4111 1111 1111 1111").build());
+			assertThat(result.payload().messages()).extracting((message) -> message.getText())
+				.containsExactly("Be brief", "my card is [card]");
+			assertThat(result.payload().senderId()).isEqualTo(TestPayloads.SENDER);
+			assertThat(hooks.hooks()).containsEntry(HookPoint.MODEL_REQUEST, List.of("guardHooks.redact"));
+		}
+	}
+
+	@Test
+	void theIdentityWallUndoesAHookThatRewritesTheSender() {
+		try (HookTester hooks = HookTester.of(new GuardHooks())) {
+			HookResult<OutgoingTextPayload> result = hooks
+				.run(TestPayloads.outgoingText("hello").sender("u-1").channel("web").build());
+			assertThat(result.payload().text()).isEqualTo("HELLO");
+			assertThat(result.payload().senderId()).isEqualTo("u-1");
+			assertThat(result.payload().channel().name()).isEqualTo("web");
+		}
+	}
+
+	@Test
+	void aRejectionCarriesItsReasonAndReplyName() {
+		try (HookTester hooks = HookTester.of(new GuardHooks())) {
+			HookResult<IncomingMessagePayload> result = hooks
+				.run(TestPayloads.incomingMessage("buy crypto now").build());
+			assertThat(result.rejected()).isTrue();
+			assertThat(result.rejection().reason()).isEqualTo("spam");
+			assertThat(result.rejection().responseMessage()).contains("utter_spam_rejected");
+			assertThat(hooks.run(TestPayloads.incomingMessage("hello").build()).unchanged()).isTrue();
+		}
+	}
+
+	@Test
+	void aRetryCarriesItsFeedback() {
+		try (HookTester hooks = HookTester.of(new GuardHooks())) {
+			HookResult<ModelResponsePayload> result = hooks.run(TestPayloads.modelResponse("I think so").build());
+			assertThat(result.retry().feedback()).isEqualTo("Cite a source.");
+			assertThatExceptionOfType(AssertionError.class).isThrownBy(result::payload)
+				.withMessageContaining("guardHooks.ground signalled");
+		}
+	}
+
+	@Test
+	void aCrashOnToolCallsFailsClosedAndNamesTheHook() {
+		try (HookTester hooks = HookTester.of(new GuardHooks())) {
+			HookResult<ToolCallPayload> result = hooks
+				.run(TestPayloads.toolCall("refund").argument("amount", "not a number").build());
+			assertThat(result.failedClosed()).isTrue();
+			assertThat(result.failure().kind()).isEqualTo(HookFailure.Kind.CRASH);
+			assertThat(result.failure().hookName()).isEqualTo("guardHooks.limitRefunds");
+			assertThat(result.observers()).containsEntry("guardHooks.audit", HookOutcome.PROCEEDED);
+		}
+	}
+
+	@Test
+	void anErrorThrownByAHookIsACrashThatFailsOpenWhereThePointDoes() {
+		try (HookTester hooks = HookTester.of(new GuardHooks())) {
+			HookResult<ToolResultPayload> result = hooks.run(TestPayloads.toolResult("lookup", "boom").build());
+			assertThat(result.failedOpen()).isTrue();
+			assertThat(result.failure().kind()).isEqualTo(HookFailure.Kind.CRASH);
+			assertThat(result.failure().cause()).isInstanceOf(StackOverflowError.class);
+		}
+	}
+
+	@Test
+	void aHookThatIgnoresInterruptsTimesOutAtItsConfiguredTimeout() {
+		try (HookTester hooks = HookTester.builder()
+			.bean(new SlowHooks())
+			.timeout("slowHooks.stall", Duration.ofMillis(50))
+			.build()) {
+			long start = System.nanoTime();
+			HookResult<ToolCallPayload> result = hooks.run(TestPayloads.toolCall("any").build());
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+			assertThat(result.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT);
+			assertThat(result.failedClosed()).isTrue();
+		}
+	}
+
+	@Test
+	void aNullReturnIsAnInvalidReturn() {
+		try (HookTester hooks = HookTester.of(new NullHooks())) {
+			HookResult<IncomingMessagePayload> result = hooks.run(TestPayloads.incomingMessage("hi").build());
+			assertThat(result.failure().kind()).isEqualTo(HookFailure.Kind.INVALID_RETURN);
+			assertThat(result.failedClosed()).isTrue();
+		}
+	}
+
+	@Test
+	void deeplyNestedArgumentsAreRefusedWhenThePayloadIsBuilt() {
+		Object nested = "leaf";
+		for (int i = 0; i < 10_000; i++) {
+			nested = Map.of("n", nested);
+		}
+		TestPayloads.ToolCall call = TestPayloads.toolCall("refund").argument("deep", nested);
+		assertThatExceptionOfType(PayloadTooDeepException.class).isThrownBy(call::build)
+			.withMessageContaining("at most 64 levels");
+	}
+
+	@Test
+	void aHookThatReturnsDeeplyNestedArgumentsGivesAnInvalidReturn() {
+		try (HookTester hooks = HookTester.of(new NestingHooks())) {
+			HookResult<ToolCallPayload> result = hooks.run(TestPayloads.toolCall("refund").build());
+			assertThat(result.failure().kind()).isEqualTo(HookFailure.Kind.INVALID_RETURN);
+			assertThat(result.failedClosed()).isTrue();
+		}
+	}
+
+	@Test
+	void observersAreAwaitedAndTheirOutcomesReported() {
+		TurnAudit audit = new TurnAudit();
+		try (HookTester hooks = HookTester.of(audit)) {
+			HookResult<?> result = hooks.run(TestPayloads.turnFinished(TurnStatus.COMPLETED).sender("u-9").build());
+			assertThat(result.proceeded()).isTrue();
+			assertThat(audit.finished).containsExactly("u-9 COMPLETED");
+			assertThat(result.observers()).containsEntry("turnAudit.finished", HookOutcome.PROCEEDED);
+		}
+	}
+
+	@Test
+	void anInvalidHookFailsAsItWouldAtStartup() {
+		assertThatExceptionOfType(HookDefinitionException.class).isThrownBy(() -> HookTester.of(new WrongSignal()))
+			.withMessageContaining("wrongSignal.retryIncoming")
+			.withMessageContaining("RetryModel");
+	}
+
+	static class GuardHooks {
+
+		final List<String> audited = new CopyOnWriteArrayList<>();
+
+		@ModifyModelRequest
+		ModelRequestPayload redact(ModelRequestPayload request) {
+			return request.withMessages(request.messages()
+				.stream()
+				.map((message) -> (message instanceof UserMessage user)
+						? (org.springframework.ai.chat.messages.Message) new UserMessage(
+								user.getText().replaceAll("\\d{4}( \\d{4}){3}", "[card]"))
+						: message)
+				.toList());
+		}
+
+		@ModifyIncomingMessage
+		IncomingMessagePayload vetoSpam(IncomingMessagePayload message) {
+			if (message.text().contains("crypto")) {
+				throw new HookRejection("spam", "utter_spam_rejected");
+			}
+			return message;
+		}
+
+		@ModifyModelResponse
+		ModelResponsePayload ground(ModelResponsePayload response) {
+			if (response.text() != null && response.text().contains("I think")) {
+				throw new RetryModel("Cite a source.");
+			}
+			return response;
+		}
+
+		@ModifyToolCall
+		ToolCallPayload limitRefunds(ToolCallPayload call) {
+			double amount = Double.parseDouble(String.valueOf(call.arguments().get("amount")));
+			return (amount > 100) ? call.withArguments(Map.of("amount", 100)) : call;
+		}
+
+		@OnToolCall
+		void audit(ToolCallPayload call) {
+			this.audited.add(call.toolName());
+		}
+
+		@ModifyToolResult
+		ToolResultPayload overflow(ToolResultPayload result) {
+			throw new StackOverflowError("simulated");
+		}
+
+		@ModifyOutgoingText
+		OutgoingTextPayload shout(OutgoingTextPayload text) {
+			return new OutgoingTextPayload(text.text().toUpperCase(), text.isVoice(), "someone-else", Map.of(),
+					io.mantlehooks.Channel.of("stolen"));
+		}
+
+	}
+
+	static class SlowHooks {
+
+		@ModifyToolCall
+		ToolCallPayload stall(ToolCallPayload call) {
+			long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+			while (System.nanoTime() < end) {
+				LockSupport.parkNanos(1_000_000);
+			}
+			return call;
+		}
+
+	}
+
+	static class NestingHooks {
+
+		@ModifyToolCall
+		ToolCallPayload nest(ToolCallPayload call) {
+			Object nested = "leaf";
+			for (int i = 0; i < 10_000; i++) {
+				nested = Map.of("n", nested);
+			}
+			return call.withArguments(Map.of("deep", nested));
+		}
+
+	}
+
+	static class NullHooks {
+
+		@ModifyIncomingMessage
+		IncomingMessagePayload nothing(IncomingMessagePayload message) {
+			return null;
+		}
+
+	}
+
+	static class TurnAudit {
+
+		final List<String> finished = new CopyOnWriteArrayList<>();
+
+		@OnTurnFinished
+		void finished(io.mantlehooks.TurnFinishedPayload turn) {
+			this.finished.add(turn.senderId() + " " + turn.status());
+		}
+
+	}
+
+	static class WrongSignal {
+
+		@ModifyIncomingMessage
+		IncomingMessagePayload retryIncoming(IncomingMessagePayload message) {
+			throw new RetryModel("not here");
+		}
+
+	}
+
+}
