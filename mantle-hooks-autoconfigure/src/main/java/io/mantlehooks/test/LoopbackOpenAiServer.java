@@ -18,8 +18,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.ai.util.json.JsonParser;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A local server that speaks the OpenAI chat-completions protocol on loopback, for tests
@@ -40,6 +39,8 @@ import org.springframework.ai.util.json.JsonParser;
  * module (part of every JDK).
  */
 public final class LoopbackOpenAiServer implements AutoCloseable {
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private final HttpServer server;
 
@@ -135,7 +136,7 @@ public final class LoopbackOpenAiServer implements AutoCloseable {
 	 * @return the body
 	 */
 	public String requestBody(int index) {
-		return JsonParser.toJson(this.requests.get(index));
+		return JSON.writeValueAsString(this.requests.get(index));
 	}
 
 	/**
@@ -165,7 +166,7 @@ public final class LoopbackOpenAiServer implements AutoCloseable {
 		try (exchange; InputStream in = exchange.getRequestBody()) {
 			String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
 			@SuppressWarnings("unchecked")
-			Map<String, Object> request = JsonParser.fromJson(body, Map.class);
+			Map<String, Object> request = JSON.readValue(body, Map.class);
 			this.requests.add(request);
 			Reply reply = this.replies.poll();
 			if (reply == null) {
@@ -179,7 +180,7 @@ public final class LoopbackOpenAiServer implements AutoCloseable {
 				stream(exchange, reply);
 			}
 			else {
-				send(exchange, 200, JsonParser.toJson(reply.completion()));
+				send(exchange, 200, JSON.writeValueAsString(reply.completion()));
 			}
 		}
 	}
@@ -198,7 +199,7 @@ public final class LoopbackOpenAiServer implements AutoCloseable {
 		exchange.sendResponseHeaders(200, 0);
 		try (OutputStream out = exchange.getResponseBody()) {
 			for (Map<String, Object> chunk : reply.chunks()) {
-				out.write(("data: " + JsonParser.toJson(chunk) + "\n\n").getBytes(StandardCharsets.UTF_8));
+				out.write(("data: " + JSON.writeValueAsString(chunk) + "\n\n").getBytes(StandardCharsets.UTF_8));
 				out.flush();
 			}
 			out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));

@@ -1,33 +1,169 @@
 package io.mantlehooks.sample;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
-import org.springframework.ai.chat.messages.MessageType;
+import org.springframework.ai.chat.messages.SystemMessage;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.ai.chat.metadata.ChatGenerationMetadata;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.context.annotation.Profile;
 import org.springframework.stereotype.Component;
 
 /**
- * An offline stand-in for a real chat model, for the demo only: it answers every prompt
- * by repeating the user's last message. Replace it with a Spring AI model starter
- * (OpenAI, Ollama, ...) in a real application.
+ * An offline, deterministic stand-in for a real chat model, so the demo needs no key and
+ * no network. It decides from the user's words (see the README for the phrases):
+ * <ul>
+ * <li>"status of order 42" calls {@code orderStatus}; "refund 30 EUR for order 42" calls
+ * {@code refund};</li>
+ * <li>"guess" makes it guess (the grounding hook sends it back);</li>
+ * <li>a question the documents answer is answered from the retrieved passages;</li>
+ * <li>anything else is echoed, so you can see what the model was sent.</li>
+ * </ul>
+ * The {@code openai} profile replaces it with the real OpenAI model.
  */
 @Component
+@Profile("!openai")
 class DemoChatModel implements ChatModel {
+
+	private static final Pattern ORDER = Pattern.compile("(?i)order\\s*#?\\s*([a-z]?-?\\d+)");
+
+	private static final Pattern AMOUNT = Pattern.compile("(?i)(\\d+(?:\\.\\d+)?)\\s*(?:eur|euros?|€)");
+
+	private final AtomicLong callIds = new AtomicLong();
+
+	@Override
+	public ChatOptions getDefaultOptions() {
+		return ToolCallingChatOptions.builder().build();
+	}
+
+	@Override
+	public ChatOptions getOptions() {
+		return getDefaultOptions();
+	}
 
 	@Override
 	public ChatResponse call(Prompt prompt) {
-		List<Message> instructions = prompt.getInstructions();
-		String lastUserText = instructions.stream()
-			.filter((message) -> message.getMessageType() == MessageType.USER)
-			.reduce((first, second) -> second)
-			.map(Message::getText)
-			.orElse("");
-		return new ChatResponse(List.of(new Generation(new AssistantMessage("You said: " + lastUserText))));
+		AssistantMessage answer = answer(prompt.getInstructions());
+		return new ChatResponse(List.of(new Generation(answer, finish(answer))));
+	}
+
+	@Override
+	public Flux<ChatResponse> stream(Prompt prompt) {
+		return Flux.defer(() -> {
+			AssistantMessage answer = answer(prompt.getInstructions());
+			if (answer.hasToolCalls()) {
+				return Flux.just(new ChatResponse(List.of(new Generation(answer, finish(answer)))));
+			}
+			String[] words = answer.getText().split("(?<= )");
+			List<ChatResponse> chunks = new ArrayList<>();
+			for (int i = 0; i < words.length; i++) {
+				AssistantMessage chunk = new AssistantMessage(words[i]);
+				chunks.add(new ChatResponse(List
+					.of(new Generation(chunk, (i == words.length - 1) ? finish(chunk) : ChatGenerationMetadata.NULL))));
+			}
+			return Flux.fromIterable(chunks);
+		});
+	}
+
+	private AssistantMessage answer(List<Message> messages) {
+		Message last = messages.get(messages.size() - 1);
+		UserMessage user = lastUserMessage(messages);
+		String question = (user != null) ? question(user.getText()) : "";
+		String context = (user != null) ? context(user.getText()) : "";
+		if (last instanceof ToolResponseMessage results) {
+			return text(afterTools(results));
+		}
+		if (last instanceof SystemMessage feedback) {
+			// a hook sent the last answer back (RetryModel): follow its note
+			if (feedback.getText().contains("manager")) {
+				return text("I can't refund that much here: refunds above 1000 EUR need a manager, "
+						+ "who will call you back.");
+			}
+			return text(context.isBlank() ? "The shop's documents don't say."
+					: "According to our documents: " + firstLine(context));
+		}
+		String lower = question.toLowerCase(Locale.ROOT);
+		Matcher order = ORDER.matcher(question);
+		if (order.find()) {
+			Matcher amount = AMOUNT.matcher(question);
+			if (lower.contains("refund") && amount.find()) {
+				return toolCall("refund",
+						"{\"orderId\":\"" + order.group(1) + "\",\"amount\":" + amount.group(1) + "}");
+			}
+			if (lower.contains("status") || lower.contains("where")) {
+				return toolCall("orderStatus", "{\"orderId\":\"" + order.group(1) + "\"}");
+			}
+		}
+		if (lower.contains("guess")) {
+			return text("I guess it ships tomorrow.");
+		}
+		if (!context.isBlank()) {
+			return text("According to our documents: " + firstLine(context));
+		}
+		return text("You said: " + question);
+	}
+
+	private static String afterTools(ToolResponseMessage results) {
+		StringBuilder text = new StringBuilder();
+		for (ToolResponseMessage.ToolResponse response : results.getResponses()) {
+			text.append(response.responseData().contains("\"declined\"") ? "All right, I did not do that."
+					: response.responseData().replaceAll("^\"|\"$", ""));
+		}
+		return text.toString();
+	}
+
+	private static UserMessage lastUserMessage(List<Message> messages) {
+		for (int i = messages.size() - 1; i >= 0; i--) {
+			if (messages.get(i) instanceof UserMessage user) {
+				return user;
+			}
+		}
+		return null;
+	}
+
+	private static String question(String text) {
+		int marker = text.indexOf(KnowledgeConfiguration.CONTEXT_MARKER);
+		return ((marker >= 0) ? text.substring(0, marker) : text).trim();
+	}
+
+	private static String context(String text) {
+		int marker = text.indexOf(KnowledgeConfiguration.CONTEXT_MARKER);
+		return (marker >= 0) ? text.substring(marker + KnowledgeConfiguration.CONTEXT_MARKER.length()).trim() : "";
+	}
+
+	private static String firstLine(String text) {
+		return text.lines().filter((line) -> !line.isBlank()).findFirst().orElse("").trim();
+	}
+
+	private AssistantMessage toolCall(String name, String arguments) {
+		return AssistantMessage.builder()
+			.content("")
+			.toolCalls(List.of(new AssistantMessage.ToolCall("call_" + this.callIds.incrementAndGet(), "function", name,
+					arguments)))
+			.build();
+	}
+
+	private static AssistantMessage text(String text) {
+		return new AssistantMessage(text);
+	}
+
+	private static ChatGenerationMetadata finish(AssistantMessage message) {
+		return ChatGenerationMetadata.builder().finishReason(message.hasToolCalls() ? "TOOL_CALLS" : "STOP").build();
 	}
 
 }

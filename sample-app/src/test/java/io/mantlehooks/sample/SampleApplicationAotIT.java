@@ -1,18 +1,25 @@
 package io.mantlehooks.sample;
 
+import java.util.Map;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.aot.AotDetector;
+import org.springframework.boot.SpringApplication;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.MediaType;
+import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The sample built by {@code spring-boot:process-aot} and started in AOT mode on the JVM
  * ({@code -Dspring.aot.enabled=true}, set by the failsafe plugin): the context comes from
- * the generated initializer, and every hook still runs.
+ * the generated initializer, and the hooks still run at every point of a turn.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class SampleApplicationAotIT {
@@ -24,12 +31,32 @@ class SampleApplicationAotIT {
 		assertThat(getClass().getClassLoader().getResource("META-INF/mantle-hooks/bytecode-checks.properties"))
 			.as("bytecode check recorded by the AOT build")
 			.isNotNull();
-		SampleApplication.main(new String[0]);
-		assertThat(output).contains("bot > You said: Hello!")
-			.contains("bot > You said: My card is [card number], is it blocked?")
-			.doesNotContain("You said: My card is 4111")
-			.contains("bot > Sorry, I can't help with that.")
-			.contains("Hook point incoming-message: modify hook 'supportHooks.maskCardNumbers', 1 observer");
+		SpringApplication application = new SpringApplication(SampleApplication.class);
+		// AOT mode finds the generated initializer by the main class
+		application.setMainApplicationClass(SampleApplication.class);
+		try (ConfigurableApplicationContext context = application.run("--server.port=0",
+				"--server.address=127.0.0.1")) {
+			RestClient http = RestClient
+				.create("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
+			Map<String, Object> lookup = chat(http, "Where is order 42?");
+			assertThat(lookup).containsEntry("reply", "Order A-42 shipped on 2026-11-28 to [email], tracking 1Z999.");
+			Map<String, Object> pii = chat(http, "My card is 4111 1111 1111 1111");
+			assertThat(pii).containsEntry("reply", "You said: My card is [card]");
+			Map<String, Object> pitch = chat(http, "Buy crypto");
+			assertThat(pitch).containsEntry("outcome", "rejected");
+		}
+		assertThat(output)
+			.contains("Hook point incoming-message: modify hook 'guardHooks.vetoSalesPitches', 1 observer");
+	}
+
+	private static Map<String, Object> chat(RestClient http, String message) {
+		return http.post()
+			.uri("/api/chat")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("conversationId", "aot", "message", message))
+			.retrieve()
+			.body(new ParameterizedTypeReference<>() {
+			});
 	}
 
 }

@@ -1,0 +1,199 @@
+package io.mantlehooks.sample;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import io.mantlehooks.MantleHooks;
+import io.mantlehooks.sample.ShopAssistant.Conversation;
+import io.mantlehooks.transcript.TranscriptEntry;
+import io.mantlehooks.transcript.TranscriptStore;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The chat API: one call per message ({@code POST /api/chat}), the same as server-sent
+ * events for the chat page ({@code GET /api/chat/stream}), approvals of paused tool
+ * calls, and the conversation's transcript.
+ */
+@RestController
+@RequestMapping("/api")
+class ChatController {
+
+	private static final Logger logger = LoggerFactory.getLogger(ChatController.class);
+
+	private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+	private static final int MAX_MESSAGE = 2000;
+
+	private final ShopAssistant assistant;
+
+	private final ObjectProvider<TranscriptStore> transcript;
+
+	ChatController(ShopAssistant assistant, ObjectProvider<TranscriptStore> transcript) {
+		this.assistant = assistant;
+		this.transcript = transcript;
+	}
+
+	@PostMapping("/chat")
+	ChatReply chat(@RequestBody ChatRequest request) {
+		Conversation conversation = conversation(request.conversationId(), request.userId(), "rest");
+		return ChatReply.of(this.assistant.answer(conversation, message(request.message())));
+	}
+
+	@GetMapping(path = "/chat/stream", produces = "text/event-stream")
+	Flux<ServerSentEvent<Map<String, Object>>> stream(@RequestParam String conversationId,
+			@RequestParam(required = false) @Nullable String userId, @RequestParam String message) {
+		Conversation conversation = conversation(conversationId, userId, "web");
+		String text = message(message);
+		Map<String, Object> last = new LinkedHashMap<>();
+		return this.assistant.stream(conversation, text)
+			.doOnNext((chunk) -> last.putAll(chunk.context()))
+			.map(ChatController::text)
+			.filter((chunk) -> !chunk.isEmpty())
+			.map((chunk) -> event("token", Map.of("text", chunk)))
+			.concatWith(Mono.fromSupplier(() -> event("done", done(last))))
+			.onErrorResume((ex) -> {
+				// the user gets a generic message; the log gets the reason
+				logger.warn("Streamed turn for conversation {} failed", conversationId, ex);
+				return Flux.just(event("failed", Map.of("text", "Sorry, something went wrong.")));
+			});
+	}
+
+	@PostMapping("/approvals/{approvalId}")
+	ChatReply decide(@PathVariable String approvalId, @RequestBody DecisionRequest request) {
+		requireId("approvalId", approvalId);
+		Conversation conversation = conversation(request.conversationId(), request.userId(),
+				(request.channel() != null) ? channel(request.channel()) : "rest");
+		boolean approved = Boolean.TRUE.equals(request.approve());
+		if (request.approve() == null) {
+			throw new IllegalArgumentException("'approve' must be true or false");
+		}
+		String message = (request.message() != null) ? message(request.message())
+				: (approved ? "Yes, go ahead." : "No, don't.");
+		String reason = (request.reason() != null) ? request.reason() : "";
+		return ChatReply.of(this.assistant.decide(conversation, approvalId, approved, message, reason));
+	}
+
+	@GetMapping("/conversations/{conversationId}/transcript")
+	List<TranscriptEntry> transcript(@PathVariable String conversationId) {
+		requireId("conversationId", conversationId);
+		TranscriptStore store = this.transcript.getIfAvailable();
+		return (store != null) ? store.find(conversationId) : List.of();
+	}
+
+	private static Conversation conversation(@Nullable String conversationId, @Nullable String userId, String channel) {
+		requireId("conversationId", conversationId);
+		if (userId != null) {
+			requireId("userId", userId);
+		}
+		return new Conversation(conversationId, (userId != null) ? userId : "guest", channel);
+	}
+
+	private static String channel(String channel) {
+		if (!channel.equals("web") && !channel.equals("rest")) {
+			throw new IllegalArgumentException("'channel' must be 'web' or 'rest'");
+		}
+		return channel;
+	}
+
+	private static void requireId(String name, @Nullable String value) {
+		if (value == null || !ID.matcher(value).matches()) {
+			throw new IllegalArgumentException("'" + name + "' must be 1 to 64 letters, digits, '-' or '_'");
+		}
+	}
+
+	private static String message(@Nullable String message) {
+		if (message == null || message.isBlank()) {
+			throw new IllegalArgumentException("'message' must not be empty");
+		}
+		if (message.length() > MAX_MESSAGE) {
+			throw new IllegalArgumentException("'message' must be at most " + MAX_MESSAGE + " characters");
+		}
+		return message;
+	}
+
+	private static String text(ChatClientResponse chunk) {
+		ChatResponse response = chunk.chatResponse();
+		if (response == null || response.getResult() == null) {
+			return "";
+		}
+		String text = response.getResult().getOutput().getText();
+		return (text != null) ? text : "";
+	}
+
+	private static Map<String, Object> done(Map<String, Object> context) {
+		Map<String, Object> done = new LinkedHashMap<>();
+		done.put("outcome", context.getOrDefault(MantleHooks.OUTCOME, "completed"));
+		done.put("turnId", context.get(MantleHooks.TURN_ID));
+		if (context.get(MantleHooks.APPROVAL_ID) != null) {
+			done.put("approvalId", context.get(MantleHooks.APPROVAL_ID));
+		}
+		return done;
+	}
+
+	private static ServerSentEvent<Map<String, Object>> event(String name, Map<String, Object> data) {
+		return ServerSentEvent.builder(data).event(name).build();
+	}
+
+	/**
+	 * One message.
+	 *
+	 * @param conversationId the conversation
+	 * @param userId the user, {@code guest} when absent
+	 * @param message the text
+	 */
+	record ChatRequest(@Nullable String conversationId, @Nullable String userId, @Nullable String message) {
+
+	}
+
+	/**
+	 * A decision on a paused tool call.
+	 *
+	 * @param conversationId the conversation the approval belongs to
+	 * @param userId the user
+	 * @param approve {@code true} to run the calls, {@code false} to decline
+	 * @param message the user's words, a default when absent
+	 * @param reason why the user declined
+	 * @param channel {@code web} or {@code rest}
+	 */
+	record DecisionRequest(@Nullable String conversationId, @Nullable String userId, @Nullable Boolean approve,
+			@Nullable String message, @Nullable String reason, @Nullable String channel) {
+
+	}
+
+	/**
+	 * The answer to a message.
+	 *
+	 * @param reply what the user sees
+	 * @param outcome {@code completed}, {@code rejected}, {@code awaiting_approval}, ...
+	 * @param approvalId the paused batch to approve, when awaiting approval
+	 * @param turnId the turn's id
+	 */
+	record ChatReply(String reply, String outcome, @Nullable String approvalId, @Nullable String turnId) {
+
+		static ChatReply of(ChatClientResponse response) {
+			Map<String, Object> context = response.context();
+			return new ChatReply(text(response), (String) context.getOrDefault(MantleHooks.OUTCOME, "completed"),
+					(String) context.get(MantleHooks.APPROVAL_ID), (String) context.get(MantleHooks.TURN_ID));
+		}
+
+	}
+
+}

@@ -1,0 +1,44 @@
+package io.mantlehooks.sample;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.bind.MissingServletRequestParameterException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+/**
+ * What the API answers when something goes wrong: our own validation messages for bad
+ * input, and a generic text otherwise. Exception text never reaches the user.
+ */
+@RestControllerAdvice
+class ErrorReplies {
+
+	private static final Logger logger = LoggerFactory.getLogger(ErrorReplies.class);
+
+	@ExceptionHandler(IllegalArgumentException.class)
+	ProblemDetail badInput(IllegalArgumentException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, ex.getMessage());
+	}
+
+	@ExceptionHandler(HttpMessageNotReadableException.class)
+	ProblemDetail unreadable(HttpMessageNotReadableException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
+				"The body must be a JSON object with the documented fields only");
+	}
+
+	@ExceptionHandler(MissingServletRequestParameterException.class)
+	ProblemDetail missing(MissingServletRequestParameterException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, "'" + ex.getParameterName() + "' is required");
+	}
+
+	@ExceptionHandler(Exception.class)
+	ProblemDetail failed(Exception ex) {
+		logger.error("Request failed", ex);
+		return ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "Sorry, something went wrong.");
+	}
+
+}

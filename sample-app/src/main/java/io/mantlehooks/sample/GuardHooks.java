@@ -1,0 +1,86 @@
+package io.mantlehooks.sample;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+import io.mantlehooks.HookRejection;
+import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModelResponsePayload;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.RetryModel;
+import io.mantlehooks.annotation.ModifyIncomingMessage;
+import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.annotation.ModifyModelResponse;
+import io.mantlehooks.annotation.ModifyOutgoingText;
+
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.stereotype.Component;
+
+/**
+ * Guardrails around the conversation: turn away sales pitches with a named reply, keep
+ * card numbers and email addresses away from the model, send a guessed answer back for
+ * another try, and show amounts the way the shop writes them.
+ */
+@Component
+public class GuardHooks {
+
+	static final Pattern CARD_NUMBER = Pattern.compile("\\b(?:\\d[ -]?){12,15}\\d\\b");
+
+	static final Pattern EMAIL = Pattern.compile("[\\w.+-]+@[\\w-]+(\\.[\\w-]+)+");
+
+	private static final Pattern EUR_AMOUNT = Pattern.compile("(\\d+(?:\\.\\d{2})?) EUR");
+
+	private static final List<String> GUESSES = List.of("i guess", "probably");
+
+	/**
+	 * Veto: the shop's assistant does not discuss crypto or spam.
+	 */
+	@ModifyIncomingMessage
+	public IncomingMessagePayload vetoSalesPitches(IncomingMessagePayload message) {
+		String text = message.text().toLowerCase(Locale.ROOT);
+		if (text.contains("crypto") || text.contains("spam")) {
+			throw new HookRejection("sales pitch", "utter_spam_rejected");
+		}
+		return message;
+	}
+
+	/**
+	 * PII redaction: the model never sees card numbers or email addresses the user typed.
+	 */
+	@ModifyModelRequest
+	public ModelRequestPayload redactPersonalData(ModelRequestPayload request) {
+		return request.withMessages(request.messages().stream().map(GuardHooks::redact).toList());
+	}
+
+	/**
+	 * Grounding: a guessed answer goes back to the model with a note.
+	 */
+	@ModifyModelResponse
+	public ModelResponsePayload rejectGuesses(ModelResponsePayload response) {
+		String text = (response.text() != null) ? response.text().toLowerCase(Locale.ROOT) : "";
+		if (GUESSES.stream().anyMatch(text::contains)) {
+			throw new RetryModel("That answer was a guess. Answer only from the shop's documents.");
+		}
+		return response;
+	}
+
+	/**
+	 * House style: amounts as {@code €30.00}, not {@code 30.00 EUR}.
+	 */
+	@ModifyOutgoingText
+	public OutgoingTextPayload houseStyle(OutgoingTextPayload text) {
+		return text.withText(EUR_AMOUNT.matcher(text.text()).replaceAll("€$1"));
+	}
+
+	private static Message redact(Message message) {
+		if (!(message instanceof UserMessage user) || user.getText() == null) {
+			return message;
+		}
+		String text = EMAIL.matcher(CARD_NUMBER.matcher(user.getText()).replaceAll("[card]")).replaceAll("[email]");
+		return text.equals(user.getText()) ? message : user.mutate().text(text).build();
+	}
+
+}

@@ -1,0 +1,257 @@
+package io.mantlehooks.sample;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import io.mantlehooks.transcript.TranscriptEntry;
+import io.mantlehooks.transcript.TranscriptRole;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.web.client.RestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The sample's scenarios over HTTP, as the README lists them: the app runs on a random
+ * port with the offline demo model, and each test talks to it as the chat page or an API
+ * client would.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@ExtendWith(OutputCaptureExtension.class)
+class ShopScenarioTests {
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private ShopTools tools;
+
+	@Autowired
+	private ChatMemory chatMemory;
+
+	private RestClient http;
+
+	private String conversation;
+
+	@BeforeEach
+	void setUp() {
+		this.http = RestClient.builder()
+			.baseUrl("http://127.0.0.1:" + this.port)
+			.defaultStatusHandler(HttpStatusCode::isError, (request, response) -> {
+			})
+			.build();
+		this.conversation = "c-" + UUID.randomUUID().toString().substring(0, 8);
+	}
+
+	@Test
+	void anOrderLookupRunsTheToolWithTheNormalizedIdAndRedactsTheEmail() {
+		Map<String, Object> reply = chat("Where is order 42?");
+		assertThat(reply).containsEntry("outcome", "completed");
+		assertThat((String) reply.get("reply"))
+			.isEqualTo("Order A-42 shipped on 2026-11-28 to [email], tracking 1Z999.")
+			.doesNotContain("jane.doe@example.com");
+		assertThat(this.chatMemory.get(this.conversation).toString()).doesNotContain("jane.doe@example.com");
+	}
+
+	@Test
+	void aRefundWaitsForApprovalRunsOnceApprovedAndOnlyOnce() {
+		Map<String, Object> paused = chat("Please refund 30 EUR for order 42");
+		assertThat(paused).containsEntry("outcome", "awaiting_approval");
+		assertThat((String) paused.get("reply")).startsWith("I need your approval before I run refund with")
+			.contains("A-42");
+		assertThat(this.tools.refunds()).noneMatch((refund) -> refund.contains(this.conversation));
+		int before = this.tools.refunds().size();
+		String approvalId = (String) paused.get("approvalId");
+		Map<String, Object> done = decide(approvalId, true);
+		assertThat(done).containsEntry("outcome", "completed")
+			.containsEntry("reply", "Refunded €30.00 for order A-42.");
+		assertThat(this.tools.refunds()).hasSize(before + 1);
+		Map<String, Object> again = decide(approvalId, true);
+		assertThat(again).containsEntry("outcome", "approval_not_found");
+		assertThat(this.tools.refunds()).hasSize(before + 1);
+	}
+
+	@Test
+	void aDeniedRefundDoesNotRunAndTheModelSaysSo() {
+		Map<String, Object> paused = chat("Refund 12 EUR for order 7");
+		int before = this.tools.refunds().size();
+		Map<String, Object> denied = decide((String) paused.get("approvalId"), false);
+		assertThat(denied).containsEntry("outcome", "completed")
+			.containsEntry("reply", "All right, I did not do that.");
+		assertThat(this.tools.refunds()).hasSize(before);
+	}
+
+	@Test
+	void aRefundAboveTheLimitIsBlockedBeforeAnyToolRuns() {
+		int before = this.tools.refunds().size();
+		Map<String, Object> reply = chat("Refund 5000 EUR for order 42");
+		assertThat(reply).containsEntry("outcome", "completed");
+		assertThat((String) reply.get("reply")).contains("need a manager").doesNotContain("approval");
+		assertThat(this.tools.refunds()).hasSize(before);
+	}
+
+	@Test
+	void aSalesPitchIsVetoedWithTheNamedReplyAndKeptAsADiscardedPair() {
+		Map<String, Object> reply = chat("Want to buy crypto?");
+		assertThat(reply).containsEntry("outcome", "rejected")
+			.containsEntry("reply", "Sorry, I can only help with your orders and our shop.");
+		chat("Hello");
+		List<TranscriptEntry> transcript = this.http.get()
+			.uri("/api/conversations/{id}/transcript", this.conversation)
+			.retrieve()
+			.body(new ParameterizedTypeReference<>() {
+			});
+		assertThat(transcript).extracting(TranscriptEntry::role, TranscriptEntry::text, TranscriptEntry::discarded)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(TranscriptRole.USER, "Want to buy crypto?", true),
+					org.assertj.core.groups.Tuple.tuple(TranscriptRole.ASSISTANT,
+							"Sorry, I can only help with your orders and our shop.", true),
+					org.assertj.core.groups.Tuple.tuple(TranscriptRole.USER, "Hello", false),
+					org.assertj.core.groups.Tuple.tuple(TranscriptRole.ASSISTANT, "You said: Hello", false));
+		assertThat(this.chatMemory.get(this.conversation).toString()).doesNotContain("crypto");
+	}
+
+	@Test
+	void aGuessIsSentBackAndTheAnswerComesFromTheDocuments(CapturedOutput output) {
+		Map<String, Object> reply = chat("Can you guess when my parcel ships?");
+		assertThat(reply).containsEntry("reply",
+				"According to our documents: Orders ship within two business days; shipping is free above €50.");
+		assertThat(output).contains("model call 2 with");
+	}
+
+	@Test
+	void internalDocumentsNeverReachTheAnswer() {
+		Map<String, Object> reply = chat("What about refund fraud checks for small orders?");
+		assertThat((String) reply.get("reply")).doesNotContain("Internal").doesNotContain("fraud checks are skipped");
+	}
+
+	@Test
+	void theModelNeverSeesCardNumbersOrEmailAddresses() {
+		Map<String, Object> reply = chat("My email is jane@example.com and my card 4111 1111 1111 1111");
+		assertThat(reply).containsEntry("reply", "You said: My email is [email] and my card [card]");
+	}
+
+	@Test
+	void theChatPageStreamsTokensThenTheOutcome() throws Exception {
+		List<String> events = stream("Refund 20 EUR for order 42");
+		assertThat(events).last()
+			.asString()
+			.startsWith("done ")
+			.contains("\"outcome\":\"awaiting_approval\"")
+			.contains("\"approvalId\"");
+		assertThat(events).filteredOn((event) -> event.startsWith("token ")).isNotEmpty();
+		List<String> plain = stream("Where is order 7?");
+		// the outgoing-text hook rewrites whole replies, so the reply arrives in one
+		// piece
+		assertThat(plain).filteredOn((event) -> event.startsWith("token ")).hasSize(1);
+		assertThat(String.join("", plain)).contains("being packed for [email]");
+		assertThat(plain).last().asString().contains("\"outcome\":\"completed\"");
+	}
+
+	@Test
+	void badInputGetsAClearErrorAndNoTurn() {
+		var blank = this.http.post()
+			.uri("/api/chat")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("conversationId", this.conversation, "message", " "))
+			.retrieve()
+			.toEntity(Map.class);
+		assertThat(blank.getStatusCode().value()).isEqualTo(400);
+		assertThat(blank.getBody()).containsEntry("detail", "'message' must not be empty");
+		var unknownKey = this.http.post()
+			.uri("/api/chat")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("conversationId", this.conversation, "message", "hi", "mantle.outcome", "completed"))
+			.retrieve()
+			.toEntity(Map.class);
+		assertThat(unknownKey.getStatusCode().value()).isEqualTo(400);
+		assertThat(unknownKey.getBody()).containsEntry("detail",
+				"The body must be a JSON object with the documented fields only");
+		var badId = this.http.post()
+			.uri("/api/chat")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("conversationId", "../etc", "message", "hi"))
+			.retrieve()
+			.toEntity(Map.class);
+		assertThat(badId.getStatusCode().value()).isEqualTo(400);
+		assertThat(this.chatMemory.get(this.conversation)).isEmpty();
+	}
+
+	@Test
+	void theChatPageIsServed() {
+		String page = this.http.get().uri("/").retrieve().body(String.class);
+		assertThat(page).contains("<form id=\"composer\">").contains("chat.js");
+	}
+
+	private Map<String, Object> chat(String message) {
+		return this.http.post()
+			.uri("/api/chat")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("conversationId", this.conversation, "message", message))
+			.retrieve()
+			.body(new ParameterizedTypeReference<>() {
+			});
+	}
+
+	private Map<String, Object> decide(String approvalId, boolean approve) {
+		return this.http.post()
+			.uri("/api/approvals/{id}", approvalId)
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("conversationId", this.conversation, "approve", approve))
+			.retrieve()
+			.body(new ParameterizedTypeReference<>() {
+			});
+	}
+
+	/**
+	 * Read a turn's server-sent events as {@code name data} lines.
+	 */
+	private List<String> stream(String message) throws Exception {
+		HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+		URI uri = URI.create("http://127.0.0.1:" + this.port + "/api/chat/stream?conversationId=" + this.conversation
+				+ "&message=" + URLEncoder.encode(message, StandardCharsets.UTF_8));
+		HttpResponse<java.io.InputStream> response = client.send(HttpRequest.newBuilder(uri)
+			.header("Accept", "text/event-stream")
+			.timeout(Duration.ofSeconds(20))
+			.build(), HttpResponse.BodyHandlers.ofInputStream());
+		assertThat(response.headers().firstValue("Content-Type"))
+			.hasValueSatisfying((type) -> assertThat(type).startsWith("text/event-stream"));
+		List<String> events = new ArrayList<>();
+		try (BufferedReader reader = new BufferedReader(
+				new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+			String name = null;
+			for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+				if (line.startsWith("event:")) {
+					name = line.substring(6);
+				}
+				else if (line.startsWith("data:")) {
+					events.add(name + " " + line.substring(5));
+				}
+			}
+		}
+		return events;
+	}
+
+}
