@@ -74,6 +74,8 @@
     source.addEventListener('done', (e) => {
       source.close();
       const done = JSON.parse(e.data);
+      reply.dataset.turnId = done.turnId;
+      reply.dataset.outcome = done.outcome;
       note(reply, done.outcome);
       if (done.approvalId) {
         askApproval(reply, done.approvalId);
@@ -82,6 +84,7 @@
     source.addEventListener('failed', (e) => {
       source.close();
       reply.textContent = JSON.parse(e.data).text;
+      reply.dataset.outcome = 'failed';
       note(reply, 'failed');
     });
     source.onerror = () => {

@@ -32,6 +32,14 @@ public interface ApprovalStore {
 	Optional<PendingApproval> claim(String id, String conversationId, Instant now);
 
 	/**
+	 * Look at a batch that still waits, without claiming it (for consoles and tools).
+	 * @param id the approval id
+	 * @param now the current time
+	 * @return the batch, empty when none waits under this id or it expired
+	 */
+	Optional<PendingApproval> find(String id, Instant now);
+
+	/**
 	 * Drop a batch without running it (its approval question never reached the user).
 	 * @param id the approval id
 	 */

@@ -40,6 +40,11 @@ public final class InMemoryApprovalStore implements ApprovalStore {
 	}
 
 	@Override
+	public Optional<PendingApproval> find(String id, Instant now) {
+		return Optional.ofNullable(this.pending.get(id)).filter((approval) -> approval.expiresAt().isAfter(now));
+	}
+
+	@Override
 	public void delete(String id) {
 		this.pending.remove(id);
 	}

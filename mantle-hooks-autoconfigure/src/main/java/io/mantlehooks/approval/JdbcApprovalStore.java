@@ -57,10 +57,19 @@ public final class JdbcApprovalStore implements ApprovalStore {
 		if (claimed != 1) {
 			return Optional.empty();
 		}
+		return select("WHERE id = ?", id);
+	}
+
+	@Override
+	public Optional<PendingApproval> find(String id, Instant now) {
+		return select("WHERE id = ? AND state = ? AND expires_at > ?", id, PENDING, Timestamp.from(now));
+	}
+
+	private Optional<PendingApproval> select(String where, Object... params) {
 		return this.jdbc
 			.sql("SELECT id, conversation_id, sender_id, channel, created_at, expires_at, batch FROM mantle_approvals "
-					+ "WHERE id = ?")
-			.param(id)
+					+ where)
+			.params(params)
 			.query((rs, row) -> new PendingApproval(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
 					rs.getTimestamp(5).toInstant(), rs.getTimestamp(6).toInstant(), rs.getString(7)))
 			.optional();

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookRunner;
@@ -16,6 +17,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.util.Assert;
 
 /**
@@ -34,6 +37,8 @@ public class MantleHooksEndpoint {
 
 	private final MantleHooksProperties properties;
 
+	private final @Nullable TurnConsole console;
+
 	/**
 	 * Create the endpoint.
 	 * @param registry the hooks
@@ -41,12 +46,65 @@ public class MantleHooksEndpoint {
 	 * @param properties the configuration, for the limits
 	 */
 	public MantleHooksEndpoint(HookRegistry registry, HookRunner runner, MantleHooksProperties properties) {
+		this(registry, runner, properties, null);
+	}
+
+	/**
+	 * Create the endpoint with the turn console's data under {@code /turns}.
+	 * @param registry the hooks
+	 * @param runner the runner, for invocations in flight
+	 * @param properties the configuration, for the limits
+	 * @param console recent turns, {@code null} when the console is off
+	 */
+	public MantleHooksEndpoint(HookRegistry registry, HookRunner runner, MantleHooksProperties properties,
+			@Nullable TurnConsole console) {
 		Assert.notNull(registry, "'registry' must not be null");
 		Assert.notNull(runner, "'runner' must not be null");
 		Assert.notNull(properties, "'properties' must not be null");
 		this.registry = registry;
 		this.runner = runner;
 		this.properties = properties;
+		this.console = console;
+	}
+
+	/**
+	 * Return the recent turns ({@code GET /actuator/mantlehooks/turns}), newest first,
+	 * with their hook invocations.
+	 * @param section {@code turns}
+	 * @return the turns, {@code null} (404) for another section or when the turn console
+	 * is off
+	 */
+	@ReadOperation
+	public TurnConsole.@Nullable Turns turns(@Selector String section) {
+		return ("turns".equals(section) && this.console != null) ? this.console.turns() : null;
+	}
+
+	/**
+	 * Return one turn with its approval and transcript entries ({@code GET
+	 * /actuator/mantlehooks/turns/{id}}).
+	 * @param section {@code turns}
+	 * @param id the turn id
+	 * @return the turn, {@code null} (404) when it is not recorded
+	 */
+	@ReadOperation
+	public TurnConsole.@Nullable TurnDetail turn(@Selector String section, @Selector String id) {
+		return ("turns".equals(section) && this.console != null) ? this.console.turn(id).orElse(null) : null;
+	}
+
+	/**
+	 * Approve or deny a waiting tool-call batch ({@code POST
+	 * /actuator/mantlehooks/approvals/{id}} with {@code approve} and an optional
+	 * {@code reason}), through the application's {@code ApprovalResumer}.
+	 * @param section {@code approvals}
+	 * @param id the approval id
+	 * @param approve whether to run the batch
+	 * @param reason why it was declined
+	 * @return what happened, {@code null} (404) when the console is off
+	 */
+	@WriteOperation
+	public TurnConsole.@Nullable Decision decide(@Selector String section, @Selector String id, boolean approve,
+			@Nullable String reason) {
+		return ("approvals".equals(section) && this.console != null) ? this.console.decide(id, approve, reason) : null;
 	}
 
 	/**

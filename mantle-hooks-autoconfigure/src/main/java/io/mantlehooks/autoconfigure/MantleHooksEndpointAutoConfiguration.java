@@ -1,8 +1,10 @@
 package io.mantlehooks.autoconfigure;
 
+import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookRunner;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,7 +17,7 @@ import org.springframework.context.annotation.Bean;
  * The {@code mantlehooks} actuator endpoint, when Spring Boot Actuator is present and the
  * endpoint is available (enabled and exposed).
  */
-@AutoConfiguration(after = MantleHooksAutoConfiguration.class)
+@AutoConfiguration(after = { MantleHooksAutoConfiguration.class, MantleHooksConsoleAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(HookRunner.class)
 public final class MantleHooksEndpointAutoConfiguration {
@@ -23,9 +25,9 @@ public final class MantleHooksEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnAvailableEndpoint
-	MantleHooksEndpoint mantleHooksEndpoint(HookRegistry registry, HookRunner runner,
-			MantleHooksProperties properties) {
-		return new MantleHooksEndpoint(registry, runner, properties);
+	MantleHooksEndpoint mantleHooksEndpoint(HookRegistry registry, HookRunner runner, MantleHooksProperties properties,
+			ObjectProvider<TurnConsole> console) {
+		return new MantleHooksEndpoint(registry, runner, properties, console.getIfAvailable());
 	}
 
 }

@@ -12,6 +12,7 @@ import io.mantlehooks.ai.model.UnhookedCallPolicy;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.Assert;
 
 /**
  * Configuration properties for mantle-hooks.
@@ -60,6 +61,8 @@ public class MantleHooksProperties {
 	private final Approvals approvals = new Approvals();
 
 	private final Jdbc jdbc = new Jdbc();
+
+	private final Console console = new Console();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -123,6 +126,10 @@ public class MantleHooksProperties {
 
 	public Jdbc getJdbc() {
 		return this.jdbc;
+	}
+
+	public Console getConsole() {
+		return this.console;
 	}
 
 	/**
@@ -530,6 +537,72 @@ public class MantleHooksProperties {
 
 		public void setInitializeSchema(SchemaInitialization initializeSchema) {
 			this.initializeSchema = initializeSchema;
+		}
+
+	}
+
+	/**
+	 * The turn console: recent turns and their hooks, in the browser and at
+	 * {@code /actuator/mantlehooks/turns}.
+	 */
+	public static class Console {
+
+		/**
+		 * Whether recent turns are recorded and, in a servlet web application, the
+		 * console page is served. Off by default, like the H2 console.
+		 */
+		private boolean enabled;
+
+		/**
+		 * Path of the console page.
+		 */
+		private String path = "/mantle-console";
+
+		/**
+		 * How many recent turns are kept in memory.
+		 */
+		private int maxTurns = 200;
+
+		/**
+		 * Whether the texts before and after each modify hook, the transcript texts and
+		 * tool arguments are shown. Payloads may hold personal data.
+		 */
+		private boolean includeText;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			Assert.isTrue(path.startsWith("/") && path.length() > 1 && !path.endsWith("/") && !path.contains("*"),
+					() -> "mantle.hooks.console.path must start with '/', name a path and not end with '/' " + "(was '"
+							+ path + "')");
+			this.path = path;
+		}
+
+		public int getMaxTurns() {
+			return this.maxTurns;
+		}
+
+		public void setMaxTurns(int maxTurns) {
+			Assert.isTrue(maxTurns > 0, () -> "mantle.hooks.console.max-turns must be positive (was " + maxTurns + ")");
+			this.maxTurns = maxTurns;
+		}
+
+		public boolean isIncludeText() {
+			return this.includeText;
+		}
+
+		public void setIncludeText(boolean includeText) {
+			this.includeText = includeText;
 		}
 
 	}

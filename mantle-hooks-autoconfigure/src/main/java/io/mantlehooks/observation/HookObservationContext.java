@@ -2,6 +2,7 @@ package io.mantlehooks.observation;
 
 import io.mantlehooks.HookPoint;
 import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -19,6 +20,10 @@ public class HookObservationContext extends Observation.Context {
 	private final String turnId;
 
 	private String outcome = "unknown";
+
+	private @Nullable Object input;
+
+	private @Nullable Object output;
 
 	/**
 	 * Create a context.
@@ -84,6 +89,40 @@ public class HookObservationContext extends Observation.Context {
 	 */
 	public void setOutcome(String outcome) {
 		this.outcome = outcome;
+	}
+
+	/**
+	 * Return the payload the hook was given. Payloads may hold personal data: a handler
+	 * should not keep or show them unless the application chose so.
+	 * @return the payload, {@code null} for an invocation that never ran
+	 */
+	public @Nullable Object getInput() {
+		return this.input;
+	}
+
+	/**
+	 * Set the payload the hook was given.
+	 * @param input the payload
+	 */
+	public void setInput(@Nullable Object input) {
+		this.input = input;
+	}
+
+	/**
+	 * Return the payload a modify hook proceeded with, identity restored.
+	 * @return the payload, {@code null} for observers and for modify hooks that did not
+	 * proceed
+	 */
+	public @Nullable Object getOutput() {
+		return this.output;
+	}
+
+	/**
+	 * Set the payload a modify hook proceeded with.
+	 * @param output the payload
+	 */
+	public void setOutput(@Nullable Object output) {
+		this.output = output;
 	}
 
 }

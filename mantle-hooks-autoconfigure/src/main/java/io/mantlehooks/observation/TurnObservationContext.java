@@ -1,6 +1,7 @@
 package io.mantlehooks.observation;
 
 import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -23,6 +24,12 @@ public class TurnObservationContext extends Observation.Context {
 	private final String channel;
 
 	private String outcome = COMPLETED;
+
+	private String senderId = "";
+
+	private String conversationId = "";
+
+	private @Nullable String approvalId;
 
 	/**
 	 * Create a context.
@@ -66,6 +73,55 @@ public class TurnObservationContext extends Observation.Context {
 	 */
 	public void setOutcome(String outcome) {
 		this.outcome = outcome;
+	}
+
+	/**
+	 * Return the sender id of the turn.
+	 * @return the sender id, {@code ""} when none was given
+	 */
+	public String getSenderId() {
+		return this.senderId;
+	}
+
+	/**
+	 * Set the sender id of the turn.
+	 * @param senderId the sender id
+	 */
+	public void setSenderId(String senderId) {
+		this.senderId = senderId;
+	}
+
+	/**
+	 * Return the conversation id of the turn ({@code ChatMemory.CONVERSATION_ID}, else
+	 * the sender id).
+	 * @return the conversation id
+	 */
+	public String getConversationId() {
+		return this.conversationId;
+	}
+
+	/**
+	 * Set the conversation id of the turn.
+	 * @param conversationId the conversation id
+	 */
+	public void setConversationId(String conversationId) {
+		this.conversationId = conversationId;
+	}
+
+	/**
+	 * Return the id of the tool-call batch the turn paused for approval.
+	 * @return the approval id, {@code null} when the turn did not pause
+	 */
+	public @Nullable String getApprovalId() {
+		return this.approvalId;
+	}
+
+	/**
+	 * Set the id of the batch the turn paused for approval.
+	 * @param approvalId the approval id
+	 */
+	public void setApprovalId(@Nullable String approvalId) {
+		this.approvalId = approvalId;
 	}
 
 }

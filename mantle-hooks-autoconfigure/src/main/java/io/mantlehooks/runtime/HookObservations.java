@@ -31,11 +31,21 @@ final class HookObservations {
 	 * @return the started observation, {@code null} when nothing is observed
 	 */
 	@Nullable Observation start(HookMethod hook, HookScope scope) {
+		return start(hook, scope, null);
+	}
+
+	/**
+	 * Start the observation of an invocation handed to the executor now.
+	 * @param input the payload the hook is given, kept on the context for handlers
+	 * @return the started observation, {@code null} when nothing is observed
+	 */
+	@Nullable Observation start(HookMethod hook, HookScope scope, @Nullable Object input) {
 		if (this.registry.isNoop()) {
 			return null;
 		}
 		HookObservationContext context = new HookObservationContext(hook.name(), hook.point(),
 				(hook.lane() == HookLane.OBSERVE) ? "observe" : "modify", scope.turnId());
+		context.setInput(input);
 		Observation observation = HookObservationDocumentation.MANTLE_HOOK.observation(this.convention,
 				DEFAULT_CONVENTION, () -> context, this.registry);
 		Observation parent = scope.observation();
@@ -51,12 +61,23 @@ final class HookObservations {
 	 */
 	static void finish(HookMethod hook, @Nullable Observation observation, HookOutcome outcome,
 			@Nullable Throwable error) {
+		finish(hook, observation, outcome, error, null);
+	}
+
+	/**
+	 * Count an invocation's outcome and stop its observation.
+	 * @param error what the hook threw, for a crash
+	 * @param output the payload a modify hook proceeded with
+	 */
+	static void finish(HookMethod hook, @Nullable Observation observation, HookOutcome outcome,
+			@Nullable Throwable error, @Nullable Object output) {
 		hook.count(outcome);
 		if (observation == null) {
 			return;
 		}
 		if (observation.getContext() instanceof HookObservationContext context) {
 			context.setOutcome(outcome.tagValue());
+			context.setOutput(output);
 		}
 		if (error != null) {
 			observation.error(error);

@@ -57,7 +57,7 @@ final class ModifyLane {
 			}
 			return CompletableFuture.completedFuture(scope.call(() -> skipped(hook, scope, HookOutcome.BULKHEAD_FULL)));
 		}
-		Observation observation = this.observations.start(hook, scope);
+		Observation observation = this.observations.start(hook, scope, payload);
 		long started = System.nanoTime();
 		CompletableFuture<ModifyResult<P>> result = new CompletableFuture<>();
 		P input = PayloadCopies.forModifier(payload);
@@ -75,7 +75,8 @@ final class ModifyLane {
 				Decision<P> decision = decideSafely(hook, payload, returned, ex);
 				record(hook, breaker, System.nanoTime() - started, decision);
 				HookObservations.finish(hook, observation, decision.outcome(),
-						(decision.outcome() == HookOutcome.CRASH) ? decision.error() : null);
+						(decision.outcome() == HookOutcome.CRASH) ? decision.error() : null,
+						(decision.result() instanceof ModifyResult.Proceed<P> proceed) ? proceed.payload() : null);
 				return decision.result();
 			}));
 			if (invocation.isOnHookThread()) {

@@ -12,9 +12,10 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * What the API answers when something goes wrong: our own validation messages for bad
- * input, and a generic text otherwise. Exception text never reaches the user.
+ * input, and a generic text otherwise. Exception text never reaches the user. Only the
+ * chat API: Actuator and the console answer for themselves.
  */
-@RestControllerAdvice
+@RestControllerAdvice(assignableTypes = ChatController.class)
 class ErrorReplies {
 
 	private static final Logger logger = LoggerFactory.getLogger(ErrorReplies.class);

@@ -44,6 +44,8 @@ final class TurnObservations {
 			return null;
 		}
 		TurnObservationContext context = new TurnObservationContext(turn.id(), turn.channel().name());
+		context.setSenderId(turn.senderId());
+		context.setConversationId(turn.conversationId());
 		Observation observation = TurnObservationDocumentation.MANTLE_TURN.observation(this.convention,
 				DEFAULT_CONVENTION, () -> context, this.registry);
 		if (parent != null && !parent.isNoop()) {
@@ -57,6 +59,10 @@ final class TurnObservations {
 	 */
 	static void stop(@Nullable Observation observation, @Nullable ChatClientResponse response) {
 		if (observation != null) {
+			if (response != null && response.context().get(MantleHooks.APPROVAL_ID) instanceof String approvalId
+					&& observation.getContext() instanceof TurnObservationContext context) {
+				context.setApprovalId(approvalId);
+			}
 			stop(observation, outcomeOf(response), null);
 		}
 	}

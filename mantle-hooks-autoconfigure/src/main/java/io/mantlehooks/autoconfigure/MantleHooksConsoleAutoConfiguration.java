@@ -1,0 +1,68 @@
+package io.mantlehooks.autoconfigure;
+
+import java.time.Clock;
+
+import io.mantlehooks.approval.ApprovalResumer;
+import io.mantlehooks.approval.ApprovalStore;
+import io.mantlehooks.console.ConsolePage;
+import io.mantlehooks.console.TurnConsole;
+import io.mantlehooks.console.TurnRecorder;
+import io.mantlehooks.runtime.HookRunner;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.ServerResponse;
+
+/**
+ * The turn console, when {@code mantle.hooks.console.enabled=true}: a recorder of recent
+ * turns (an observation handler, so it needs an {@code ObservationRegistry}, which Spring
+ * Boot Actuator provides), its data at {@code /actuator/mantlehooks/turns}, and in a
+ * servlet web application the console page.
+ */
+@AutoConfiguration(after = { MantleHooksAutoConfiguration.class, MantleHooksStoresAutoConfiguration.class })
+@ConditionalOnBean(HookRunner.class)
+@ConditionalOnBooleanProperty(MantleHooksProperties.CONFIG_PREFIX + ".console.enabled")
+public final class MantleHooksConsoleAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	TurnRecorder mantleTurnRecorder(MantleHooksProperties properties) {
+		return new TurnRecorder(properties.getConsole().getMaxTurns(), properties.getConsole().isIncludeText(),
+				Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TurnConsole mantleTurnConsole(TurnRecorder recorder, ObjectProvider<ApprovalStore> approvals,
+			ObjectProvider<io.mantlehooks.transcript.TranscriptStore> transcript,
+			ObjectProvider<ApprovalResumer> resumer) {
+		return new TurnConsole(recorder, approvals.getIfUnique(), transcript.getIfUnique(), resumer.getIfUnique(),
+				Clock.systemUTC());
+	}
+
+	/**
+	 * The page, in servlet web applications.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass(RouterFunction.class)
+	static class ConsolePageConfiguration {
+
+		@Bean
+		RouterFunction<ServerResponse> mantleConsolePage(MantleHooksProperties properties, Environment environment) {
+			String actuator = environment.getProperty("management.endpoints.web.base-path", "/actuator");
+			return ConsolePage.routes(properties.getConsole().getPath(), actuator + "/mantlehooks");
+		}
+
+	}
+
+}

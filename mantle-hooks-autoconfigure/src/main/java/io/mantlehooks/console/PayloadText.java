@@ -1,0 +1,69 @@
+package io.mantlehooks.console;
+
+import java.util.stream.Collectors;
+
+import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.KnowledgeQueryPayload;
+import io.mantlehooks.KnowledgeResultsPayload;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModelResponsePayload;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ToolResultPayload;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The text of a payload as the console shows it before and after a modify hook: one line
+ * per message, call or passage, so a line-by-line diff shows what the hook changed.
+ */
+final class PayloadText {
+
+	private static final int MAX_LENGTH = 4000;
+
+	private PayloadText() {
+	}
+
+	static @Nullable String of(@Nullable Object payload) {
+		String text = text(payload);
+
+		return (text != null && text.length() > MAX_LENGTH) ? text.substring(0, MAX_LENGTH) + "…" : text;
+	}
+
+	private static @Nullable String text(@Nullable Object payload) {
+		if (payload instanceof IncomingMessagePayload message) {
+			return message.text();
+		}
+		if (payload instanceof ModelRequestPayload request) {
+			return request.messages()
+				.stream()
+				.map((message) -> message.getMessageType().getValue() + ": " + message.getText())
+				.collect(Collectors.joining("\n"));
+		}
+		if (payload instanceof ModelResponsePayload response) {
+			return ((response.text() != null) ? response.text() : "") + response.toolCalls()
+				.stream()
+				.map((call) -> "\n" + call.toolName() + " " + call.toolArgs())
+				.collect(Collectors.joining());
+		}
+		if (payload instanceof ToolCallPayload call) {
+			return call.toolName() + " " + call.arguments();
+		}
+		if (payload instanceof ToolResultPayload result) {
+			return result.value();
+		}
+		if (payload instanceof KnowledgeQueryPayload query) {
+			return query.query();
+		}
+		if (payload instanceof KnowledgeResultsPayload results) {
+			return results.passages()
+				.stream()
+				.map((passage) -> passage.source() + ": " + passage.text())
+				.collect(Collectors.joining("\n"));
+		}
+		if (payload instanceof OutgoingTextPayload outgoing) {
+			return outgoing.text();
+		}
+		return null;
+	}
+
+}

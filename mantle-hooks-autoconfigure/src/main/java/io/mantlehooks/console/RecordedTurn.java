@@ -1,0 +1,25 @@
+package io.mantlehooks.console;
+
+import java.time.Instant;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A recorded turn.
+ *
+ * @param id the turn id
+ * @param senderId the sender id
+ * @param channel the channel name
+ * @param conversationId the conversation id
+ * @param outcome {@code completed}, {@code rejected}, {@code awaiting_approval}, ...;
+ * {@code running} while the turn runs
+ * @param start when the turn started
+ * @param durationMs how long it took (so far, while running)
+ * @param approvalId the batch it paused for approval, if it did
+ * @param hooks its hook invocations, by start
+ */
+public record RecordedTurn(String id, String senderId, String channel, String conversationId, String outcome,
+		Instant start, double durationMs, @Nullable String approvalId, List<RecordedHook> hooks) {
+
+}

@@ -1,0 +1,199 @@
+package io.mantlehooks.console;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+import io.mantlehooks.ai.tool.StoredBatchCodec;
+import io.mantlehooks.approval.ApprovalResumer;
+import io.mantlehooks.approval.ApprovalStore;
+import io.mantlehooks.approval.PendingApproval;
+import io.mantlehooks.transcript.TranscriptEntry;
+import io.mantlehooks.transcript.TranscriptStore;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.ai.chat.messages.AssistantMessage;
+
+/**
+ * What the turn console shows and does: recent turns from the {@link TurnRecorder}, each
+ * with its waiting approval and transcript entries when those features are on, and
+ * decisions on waiting approvals through the application's {@link ApprovalResumer}.
+ * Without {@code include-text} no payload text leaves it: no hook texts, transcript
+ * texts, tool arguments or replies.
+ */
+public final class TurnConsole {
+
+	private static final Log logger = LogFactory.getLog(TurnConsole.class);
+
+	private final TurnRecorder recorder;
+
+	private final @Nullable ApprovalStore approvals;
+
+	private final @Nullable TranscriptStore transcript;
+
+	private final @Nullable ApprovalResumer resumer;
+
+	private final Clock clock;
+
+	/**
+	 * Create a console.
+	 * @param recorder the recorded turns
+	 * @param approvals where paused batches wait, {@code null} without approvals
+	 * @param transcript the transcript, {@code null} when it is off
+	 * @param resumer resumes a paused turn, {@code null} when the application has none
+	 * @param clock tells expired approvals
+	 */
+	public TurnConsole(TurnRecorder recorder, @Nullable ApprovalStore approvals, @Nullable TranscriptStore transcript,
+			@Nullable ApprovalResumer resumer, Clock clock) {
+		this.recorder = recorder;
+		this.approvals = approvals;
+		this.transcript = transcript;
+		this.resumer = resumer;
+		this.clock = clock;
+	}
+
+	/**
+	 * Return the recent turns, newest first.
+	 * @return the turns with their hook invocations
+	 */
+	public Turns turns() {
+		return new Turns(this.recorder.includesText(), this.resumer != null, this.recorder.turns());
+	}
+
+	/**
+	 * Return one turn with its approval and transcript entries.
+	 * @param turnId the turn id
+	 * @return the turn, empty when it is not recorded
+	 */
+	public Optional<TurnDetail> turn(String turnId) {
+		return this.recorder.turn(turnId).map((turn) -> new TurnDetail(turn, approval(turn), transcript(turn)));
+	}
+
+	/**
+	 * Approve or deny a waiting batch through the application's {@link ApprovalResumer}.
+	 * @param approvalId the approval id
+	 * @param approved whether to run the batch
+	 * @param reason why it was declined
+	 * @return what happened
+	 */
+	public Decision decide(String approvalId, boolean approved, @Nullable String reason) {
+		if (this.resumer == null) {
+			return new Decision("unsupported", null);
+		}
+		PendingApproval approval = (this.approvals != null)
+				? this.approvals.find(approvalId, this.clock.instant()).orElse(null) : null;
+		if (approval == null) {
+			return new Decision("approval_not_found", null);
+		}
+		try {
+			String reply = this.resumer.resume(approval, approved, (reason != null) ? reason : "");
+			return new Decision(approved ? "approved" : "denied", this.recorder.includesText() ? reply : null);
+		}
+		catch (RuntimeException ex) {
+			// the console shows a generic outcome; the log has the reason
+			logger.warn("Resuming approval " + approvalId + " from the turn console failed", ex);
+			return new Decision("error", null);
+		}
+	}
+
+	private @Nullable ApprovalView approval(RecordedTurn turn) {
+		if (turn.approvalId() == null || this.approvals == null) {
+			return null;
+		}
+		Instant now = this.clock.instant();
+		PendingApproval pending = this.approvals.find(turn.approvalId(), now).orElse(null);
+		if (pending == null) {
+			return new ApprovalView(turn.approvalId(), false, null, List.of());
+		}
+		List<AssistantMessage.ToolCall> calls = StoredBatchCodec.read(pending.batch()).output().getToolCalls();
+		List<String> described = calls.stream()
+			.map((call) -> this.recorder.includesText() ? call.name() + " " + call.arguments() : call.name())
+			.toList();
+		return new ApprovalView(turn.approvalId(), true, pending.expiresAt(), described);
+	}
+
+	private List<TranscriptLine> transcript(RecordedTurn turn) {
+		if (this.transcript == null || turn.conversationId().isEmpty()) {
+			return List.of();
+		}
+		try {
+			return this.transcript.find(turn.conversationId())
+				.stream()
+				.filter((entry) -> entry.turnId().equals(turn.id()))
+				.map(this::line)
+				.toList();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Reading the transcript of turn " + turn.id() + " failed", ex);
+			return List.of();
+		}
+	}
+
+	private TranscriptLine line(TranscriptEntry entry) {
+		return new TranscriptLine(entry.role().name().toLowerCase(), this.recorder.includesText() ? entry.text() : null,
+				entry.discarded(), entry.outcome(), entry.timestamp());
+	}
+
+	/**
+	 * The recent turns.
+	 *
+	 * @param includeText whether hook texts are shown
+	 * @param canDecide whether approvals can be decided here
+	 * @param turns the turns, newest first
+	 */
+	public record Turns(boolean includeText, boolean canDecide, List<RecordedTurn> turns) {
+
+	}
+
+	/**
+	 * One turn with what belongs to it.
+	 *
+	 * @param turn the recorded turn
+	 * @param approval its paused batch, {@code null} when it did not pause
+	 * @param transcript its transcript entries
+	 */
+	public record TurnDetail(RecordedTurn turn, @Nullable ApprovalView approval, List<TranscriptLine> transcript) {
+
+	}
+
+	/**
+	 * A paused batch.
+	 *
+	 * @param id the approval id
+	 * @param pending whether it still waits (not decided, not expired)
+	 * @param expiresAt when it expires, while pending
+	 * @param calls the calls: tool names, with arguments when texts are included
+	 */
+	public record ApprovalView(String id, boolean pending, @Nullable Instant expiresAt, List<String> calls) {
+
+	}
+
+	/**
+	 * One transcript entry.
+	 *
+	 * @param role {@code user} or {@code assistant}
+	 * @param text the text, only when texts are included
+	 * @param discarded whether the entry is a rejected message or its reply
+	 * @param outcome the turn's outcome
+	 * @param timestamp when it was written
+	 */
+	public record TranscriptLine(String role, @Nullable String text, boolean discarded, @Nullable String outcome,
+			Instant timestamp) {
+
+	}
+
+	/**
+	 * What a decision did.
+	 *
+	 * @param outcome {@code approved}, {@code denied}, {@code approval_not_found},
+	 * {@code unsupported} (no {@link ApprovalResumer}) or {@code error}
+	 * @param reply the resumed turn's reply, only when texts are included
+	 */
+	public record Decision(String outcome, @Nullable String reply) {
+
+	}
+
+}

@@ -1,0 +1,207 @@
+package io.mantlehooks.console;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+
+import io.mantlehooks.observation.HookObservationContext;
+import io.mantlehooks.observation.TurnObservationContext;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * Keeps the most recent turns and their hook invocations in memory, from the
+ * {@code mantle.turn} and {@code mantle.hook} observations. Bounded: at most
+ * {@code maxTurns} turns (the oldest go first) and {@value #MAX_HOOKS_PER_TURN}
+ * invocations per turn. Texts before and after each modify hook are kept only when
+ * {@code includeText} is on, since payloads may hold personal data.
+ */
+public final class TurnRecorder implements ObservationHandler<Observation.Context> {
+
+	static final int MAX_HOOKS_PER_TURN = 500;
+
+	private static final String STARTED = TurnRecorder.class.getName() + ".started";
+
+	private final int maxTurns;
+
+	private final boolean includeText;
+
+	private final Clock clock;
+
+	private final Map<String, Recording> turns = new ConcurrentHashMap<>();
+
+	private final ConcurrentLinkedDeque<String> order = new ConcurrentLinkedDeque<>();
+
+	/**
+	 * Create a recorder.
+	 * @param maxTurns how many recent turns to keep
+	 * @param includeText whether to keep the texts before and after modify hooks
+	 * @param clock gives each turn its start time
+	 */
+	public TurnRecorder(int maxTurns, boolean includeText, Clock clock) {
+		Assert.isTrue(maxTurns > 0, "'maxTurns' must be positive");
+		this.maxTurns = maxTurns;
+		this.includeText = includeText;
+		this.clock = clock;
+	}
+
+	/**
+	 * Return whether texts are kept.
+	 * @return whether texts before and after modify hooks are kept
+	 */
+	public boolean includesText() {
+		return this.includeText;
+	}
+
+	@Override
+	public boolean supportsContext(Observation.Context context) {
+		return context instanceof TurnObservationContext || context instanceof HookObservationContext;
+	}
+
+	@Override
+	public void onStart(Observation.Context context) {
+		long now = System.nanoTime();
+		context.put(STARTED, now);
+		if (context instanceof TurnObservationContext turn
+				&& this.turns.putIfAbsent(turn.getTurnId(), new Recording(turn, this.clock.instant(), now)) == null) {
+			this.order.addLast(turn.getTurnId());
+			while (this.order.size() > this.maxTurns) {
+				String oldest = this.order.pollFirst();
+				if (oldest != null) {
+					this.turns.remove(oldest);
+				}
+			}
+		}
+	}
+
+	@Override
+	public void onStop(Observation.Context context) {
+		long now = System.nanoTime();
+		Long started = context.get(STARTED);
+		if (started == null) {
+			return;
+		}
+		if (context instanceof TurnObservationContext turn) {
+			Recording recording = this.turns.get(turn.getTurnId());
+			if (recording != null) {
+				recording.finish(turn.getOutcome(), turn.getApprovalId(), now);
+			}
+		}
+		else if (context instanceof HookObservationContext hook) {
+			Recording recording = this.turns.get(hook.getTurnId());
+			if (recording != null) {
+				recording.add(hook, started, now, this.includeText);
+			}
+		}
+	}
+
+	/**
+	 * Return the recorded turns, newest first.
+	 * @return the turns
+	 */
+	public List<RecordedTurn> turns() {
+		return this.turns.values()
+			.stream()
+			.map(Recording::view)
+			.sorted(Comparator.comparing(RecordedTurn::start).reversed())
+			.toList();
+	}
+
+	/**
+	 * Return one recorded turn.
+	 * @param turnId the turn's id
+	 * @return the turn, empty when it is not (or no longer) recorded
+	 */
+	public Optional<RecordedTurn> turn(String turnId) {
+		return Optional.ofNullable(this.turns.get(turnId)).map(Recording::view);
+	}
+
+	/**
+	 * Return the turn that paused for an approval.
+	 * @param approvalId the approval id
+	 * @return the turn, empty when none recorded paused for it
+	 */
+	public Optional<RecordedTurn> turnAwaiting(String approvalId) {
+		return this.turns.values()
+			.stream()
+			.map(Recording::view)
+			.filter((turn) -> approvalId.equals(turn.approvalId()))
+			.findFirst();
+	}
+
+	/**
+	 * One turn being recorded; invocations arrive from any thread.
+	 */
+	private static final class Recording {
+
+		private final String id;
+
+		private final String senderId;
+
+		private final String channel;
+
+		private final String conversationId;
+
+		private final Instant start;
+
+		private final long startNanos;
+
+		private final List<RecordedHook> hooks = new ArrayList<>();
+
+		private @Nullable String outcome;
+
+		private @Nullable String approvalId;
+
+		private long endNanos = -1;
+
+		Recording(TurnObservationContext turn, Instant start, long startNanos) {
+			this.id = turn.getTurnId();
+			this.senderId = turn.getSenderId();
+			this.channel = turn.getChannel();
+			this.conversationId = turn.getConversationId();
+			this.start = start;
+			this.startNanos = startNanos;
+		}
+
+		synchronized void finish(String outcome, @Nullable String approvalId, long endNanos) {
+			this.outcome = outcome;
+			this.approvalId = approvalId;
+			this.endNanos = endNanos;
+		}
+
+		synchronized void add(HookObservationContext hook, long started, long stopped, boolean includeText) {
+			if (this.hooks.size() >= MAX_HOOKS_PER_TURN) {
+				return;
+			}
+			boolean modify = "modify".equals(hook.getLane());
+			this.hooks.add(new RecordedHook(hook.getPoint().configName(), hook.getLane(), hook.getHookName(),
+					millis(started - this.startNanos), millis(stopped - started), hook.getOutcome(),
+					(includeText && modify) ? PayloadText.of(hook.getInput()) : null,
+					(includeText && modify) ? PayloadText.of(hook.getOutput()) : null));
+		}
+
+		synchronized RecordedTurn view() {
+			long end = (this.endNanos >= 0) ? this.endNanos : System.nanoTime();
+			List<RecordedHook> sorted = new ArrayList<>(this.hooks);
+			sorted.sort(Comparator.comparingDouble(RecordedHook::startMs));
+			return new RecordedTurn(this.id, this.senderId, this.channel, this.conversationId,
+					(this.outcome != null) ? this.outcome : "running", this.start, millis(end - this.startNanos),
+					this.approvalId, sorted);
+		}
+
+		private static double millis(long nanos) {
+			return Math.round(Math.max(0, nanos) / 10_000.0) / 100.0;
+		}
+
+	}
+
+}

@@ -1,0 +1,239 @@
+// The turn console: lists recent turns from the mantlehooks Actuator endpoint and shows
+// one turn's hook invocations as a waterfall, what each modify hook changed, its waiting
+// approval and its transcript. Data is inserted with textContent only.
+(function () {
+  'use strict';
+  const endpoint = document.body.dataset.endpoint;
+  const rows = document.getElementById('turns');
+  const filter = document.getElementById('outcome-filter');
+  const status = document.getElementById('status');
+  let selected = null;
+  let canDecide = false;
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) {
+      node.className = className;
+    }
+    if (text !== undefined && text !== null) {
+      node.textContent = text;
+    }
+    return node;
+  }
+
+  async function getJson(url) {
+    const response = await fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+    if (response.status === 404) {
+      throw new Error('Not found: expose the endpoint (management.endpoints.web.exposure.include=mantlehooks) ' +
+        'and enable the console (mantle.hooks.console.enabled=true).');
+    }
+    if (!response.ok) {
+      throw new Error('The endpoint answered ' + response.status + '.');
+    }
+    return response.json();
+  }
+
+  async function loadTurns() {
+    try {
+      const data = await getJson(endpoint + '/turns');
+      canDecide = data.canDecide;
+      renderTurns(data.turns);
+      status.textContent = data.turns.length + ' turns' + (data.includeText ? '' : ' · texts hidden');
+    } catch (e) {
+      status.textContent = e.message;
+    }
+  }
+
+  function renderTurns(turns) {
+    const wanted = filter.value;
+    rows.replaceChildren();
+    const shown = turns.filter((turn) => !wanted || turn.outcome === wanted);
+    document.getElementById('empty').hidden = shown.length > 0;
+    shown.forEach((turn) => {
+      const row = el('tr');
+      row.dataset.turnId = turn.id;
+      row.dataset.outcome = turn.outcome;
+      if (turn.id === selected) {
+        row.classList.add('selected');
+      }
+      row.appendChild(el('td', null, new Date(turn.start).toLocaleTimeString()));
+      row.appendChild(el('td', null, turn.senderId));
+      row.appendChild(el('td', null, turn.channel));
+      const outcome = el('td');
+      outcome.appendChild(el('span', 'badge ' + turn.outcome, turn.outcome));
+      row.appendChild(outcome);
+      row.appendChild(el('td', null, turn.durationMs.toFixed(1)));
+      row.appendChild(el('td', null, String(turn.hooks.length)));
+      row.addEventListener('click', () => select(turn.id));
+      rows.appendChild(row);
+    });
+  }
+
+  async function select(id) {
+    selected = id;
+    rows.querySelectorAll('tr').forEach((row) => row.classList.toggle('selected', row.dataset.turnId === id));
+    try {
+      renderDetail(await getJson(endpoint + '/turns/' + encodeURIComponent(id)));
+    } catch (e) {
+      status.textContent = e.message;
+    }
+  }
+
+  function renderDetail(detail) {
+    const turn = detail.turn;
+    document.getElementById('turn-detail').hidden = false;
+    document.getElementById('detail-title').textContent = 'Turn ' + turn.id;
+    document.getElementById('detail-summary').textContent = turn.outcome + ' · ' + turn.durationMs.toFixed(1) +
+      ' ms · sender ' + turn.senderId + ' · channel ' + turn.channel + ' · conversation ' + turn.conversationId;
+    renderWaterfall(turn);
+    renderDiffs(turn.hooks);
+    renderApproval(detail.approval);
+    renderTranscript(detail.transcript);
+  }
+
+  function renderWaterfall(turn) {
+    const waterfall = document.getElementById('waterfall');
+    waterfall.replaceChildren();
+    const end = Math.max(turn.durationMs,
+      ...turn.hooks.map((hook) => hook.startMs + hook.durationMs), 0.001);
+    [['modify', 'Modify hooks (the turn waits for each)'],
+      ['observe', 'Observers (off the critical path)']].forEach(([lane, title]) => {
+      const hooks = turn.hooks.filter((hook) => hook.lane === lane);
+      if (hooks.length === 0) {
+        return;
+      }
+      const group = el('div', 'group lane-group-' + lane);
+      group.appendChild(el('h4', null, title));
+      hooks.forEach((hook) => {
+        const row = el('div', 'row');
+        row.appendChild(el('span', 'label', hook.point + ' · ' + hook.hook));
+        const track = el('div', 'track');
+        const bar = el('div', 'bar lane-' + lane + ' outcome-' + hook.outcome,
+          hook.outcome + ' ' + hook.durationMs.toFixed(1) + ' ms');
+        bar.dataset.point = hook.point;
+        bar.dataset.hook = hook.hook;
+        bar.dataset.outcome = hook.outcome;
+        bar.dataset.lane = lane;
+        bar.style.left = (100 * hook.startMs / end) + '%';
+        bar.style.width = Math.max(0.5, 100 * hook.durationMs / end) + '%';
+        bar.title = hook.hook + ' at ' + hook.point + ': ' + hook.outcome + ', started at ' +
+          hook.startMs.toFixed(2) + ' ms, took ' + hook.durationMs.toFixed(2) + ' ms';
+        track.appendChild(bar);
+        row.appendChild(track);
+        group.appendChild(row);
+      });
+      waterfall.appendChild(group);
+    });
+  }
+
+  function renderDiffs(hooks) {
+    const diffs = document.getElementById('diffs');
+    diffs.replaceChildren();
+    const changed = hooks.filter((hook) => hook.before !== null && hook.after !== null && hook.before !== hook.after);
+    document.getElementById('diff-title').hidden = changed.length === 0;
+    changed.forEach((hook) => {
+      const box = el('div', 'diff');
+      box.dataset.hook = hook.hook;
+      box.appendChild(el('h4', null, hook.point + ' · ' + hook.hook));
+      const table = el('table');
+      const head = el('tr');
+      head.appendChild(el('th', null, 'before'));
+      head.appendChild(el('th', null, 'after'));
+      table.appendChild(head);
+      diffLines(hook.before.split('\n'), hook.after.split('\n')).forEach(([left, right]) => {
+        const row = el('tr');
+        row.appendChild(el('td', left !== null && left !== right ? 'removed' : null, left));
+        row.appendChild(el('td', right !== null && left !== right ? 'added' : null, right));
+        table.appendChild(row);
+      });
+      box.appendChild(table);
+      diffs.appendChild(box);
+    });
+  }
+
+  // Pairs the lines of two texts: common lines side by side, changes next to each other.
+  function diffLines(a, b) {
+    const n = a.length;
+    const m = b.length;
+    const lcs = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
+    for (let i = n - 1; i >= 0; i--) {
+      for (let j = m - 1; j >= 0; j--) {
+        lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+      }
+    }
+    const pairs = [];
+    let i = 0;
+    let j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && a[i] === b[j]) {
+        pairs.push([a[i++], b[j++]]);
+      } else if (i < n && j < m && lcs[i + 1][j] === lcs[i][j + 1]) {
+        pairs.push([a[i++], b[j++]]);
+      } else if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
+        pairs.push([a[i++], null]);
+      } else {
+        pairs.push([null, b[j++]]);
+      }
+    }
+    return pairs;
+  }
+
+  function renderApproval(approval) {
+    const box = document.getElementById('approval');
+    box.replaceChildren();
+    box.hidden = !approval;
+    if (!approval) {
+      return;
+    }
+    box.appendChild(el('p', null, approval.pending
+      ? 'Waiting for approval: ' + approval.calls.join(', ') + ' (expires ' + new Date(approval.expiresAt).toLocaleTimeString() + ')'
+      : 'Approval ' + approval.id + ' is no longer waiting (decided or expired).'));
+    if (approval.pending && canDecide) {
+      [['Approve', true, 'approve-button'], ['Deny', false, 'deny-button']].forEach(([label, approve, id]) => {
+        const button = el('button', null, label);
+        button.type = 'button';
+        button.id = id;
+        button.addEventListener('click', () => decide(approval.id, approve));
+        box.appendChild(button);
+      });
+    } else if (approval.pending) {
+      box.appendChild(el('p', null, 'Define an ApprovalResumer bean to approve from here.'));
+    }
+  }
+
+  async function decide(id, approve) {
+    const box = document.getElementById('approval');
+    box.querySelectorAll('button').forEach((button) => { button.disabled = true; });
+    try {
+      const response = await fetch(endpoint + '/approvals/' + encodeURIComponent(id), {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ approve, reason: approve ? null : 'declined in the turn console' })
+      });
+      const result = response.ok ? await response.json() : { outcome: 'error ' + response.status };
+      const line = el('p', 'decision', 'Decision: ' + result.outcome + (result.reply ? ' · reply: ' + result.reply : ''));
+      line.id = 'decision';
+      box.appendChild(line);
+      await loadTurns();
+    } catch (e) {
+      status.textContent = e.message;
+    }
+  }
+
+  function renderTranscript(entries) {
+    const list = document.getElementById('transcript');
+    list.replaceChildren();
+    document.getElementById('transcript-title').hidden = entries.length === 0;
+    entries.forEach((entry) => {
+      const item = el('li', entry.discarded ? 'discarded' : null,
+        entry.role + (entry.discarded ? ' (discarded)' : '') + ': ' + (entry.text !== null ? entry.text : '[text hidden]'));
+      list.appendChild(item);
+    });
+  }
+
+  filter.addEventListener('change', loadTurns);
+  document.getElementById('refresh').addEventListener('click', loadTurns);
+  loadTurns();
+  setInterval(loadTurns, 3000);
+}());

@@ -1,0 +1,263 @@
+package io.mantlehooks.ai;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.MantleHooks;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.TurnFinishedPayload;
+import io.mantlehooks.annotation.ModifyIncomingMessage;
+import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.annotation.OnTurnFinished;
+import io.mantlehooks.approval.ApprovalResumer;
+import io.mantlehooks.autoconfigure.MantleHooksConsoleAutoConfiguration;
+import io.mantlehooks.autoconfigure.MantleHooksEndpoint;
+import io.mantlehooks.autoconfigure.MantleHooksProperties;
+import io.mantlehooks.console.RecordedHook;
+import io.mantlehooks.console.RecordedTurn;
+import io.mantlehooks.console.TurnConsole;
+import io.mantlehooks.console.TurnRecorder;
+import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.test.ScriptedChatModel;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.tool.annotation.Tool;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The turn console's recorder and data, from real turns: what it records per turn and per
+ * hook (crashes and timeouts included), its bound, cancelled streams, texts only when
+ * asked for, and decisions on waiting approvals.
+ */
+class TurnConsoleTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(ChatTestSupport.mantleConfigurations())
+		.withConfiguration(
+				AutoConfigurations.of(ObservationAutoConfiguration.class, MantleHooksConsoleAutoConfiguration.class))
+		.withPropertyValues("mantle.hooks.console.enabled=true")
+		.withBean("consoleHooks", ConsoleHooks.class);
+
+	@Test
+	void eachTurnIsRecordedWithItsHooksOnTheirLanes() {
+		this.contextRunner.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().text("Hello there"))
+			.run((context) -> {
+				ChatClientResponse response = chat(context.getBean(ChatClient.Builder.class).build(), "hi");
+				String turnId = (String) response.context().get(MantleHooks.TURN_ID);
+				TurnRecorder recorder = context.getBean(TurnRecorder.class);
+				// the hung observer is recorded when its timeout ends it, after the turn
+				await().until(() -> recorder.turn(turnId).map((turn) -> turn.hooks().size() >= 3).orElse(false));
+				RecordedTurn turn = recorder.turn(turnId).orElseThrow();
+				assertThat(turn.outcome()).isEqualTo("hook_error");
+				assertThat(response.chatResponse().getResult().getOutput().getText()).doesNotContain("boom");
+				assertThat(turn.senderId()).isEqualTo("u-1");
+				assertThat(turn.channel()).isEqualTo("rest");
+				assertThat(turn.conversationId()).isEqualTo("u-1");
+				assertThat(turn.hooks())
+					.extracting(RecordedHook::point, RecordedHook::lane, RecordedHook::hook, RecordedHook::outcome)
+					.contains(
+							org.assertj.core.groups.Tuple.tuple("incoming-message", "modify", "consoleHooks.shout",
+									"proceeded"),
+							org.assertj.core.groups.Tuple.tuple("model-request", "modify", "consoleHooks.crash",
+									"crash"),
+							org.assertj.core.groups.Tuple.tuple("turn-finished", "observe", "consoleHooks.hang",
+									"timeout"));
+				assertThat(turn.hooks()).allSatisfy((hook) -> {
+					assertThat(hook.before()).isNull();
+					assertThat(hook.after()).isNull();
+					assertThat(hook.startMs()).isGreaterThanOrEqualTo(0);
+				});
+			});
+	}
+
+	@Test
+	void textsBeforeAndAfterModifyHooksOnlyWhenAskedFor() {
+		this.contextRunner.withPropertyValues("mantle.hooks.console.include-text=true")
+			.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().text("fine"))
+			.run((context) -> {
+				String turnId = (String) chat(context.getBean(ChatClient.Builder.class).build(), "quiet please")
+					.context()
+					.get(MantleHooks.TURN_ID);
+				RecordedTurn turn = context.getBean(TurnRecorder.class).turn(turnId).orElseThrow();
+				RecordedHook shout = turn.hooks()
+					.stream()
+					.filter((hook) -> hook.hook().equals("consoleHooks.shout"))
+					.findFirst()
+					.orElseThrow();
+				assertThat(shout.before()).isEqualTo("quiet please");
+				assertThat(shout.after()).isEqualTo("QUIET PLEASE");
+				RecordedHook crash = turn.hooks()
+					.stream()
+					.filter((hook) -> hook.hook().equals("consoleHooks.crash"))
+					.findFirst()
+					.orElseThrow();
+				assertThat(crash.before()).contains("user: QUIET PLEASE");
+				assertThat(crash.after()).as("a failed hook proceeded with nothing").isNull();
+			});
+	}
+
+	@Test
+	void onlyTheMostRecentTurnsAreKept() {
+		this.contextRunner.withPropertyValues("mantle.hooks.console.max-turns=3")
+			.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().otherwise((prompt) -> "ok"))
+			.run((context) -> {
+				ChatClient chatClient = context.getBean(ChatClient.Builder.class).build();
+				List<String> ids = new java.util.ArrayList<>();
+				for (int i = 0; i < 5; i++) {
+					ids.add((String) chat(chatClient, "n" + i).context().get(MantleHooks.TURN_ID));
+				}
+				assertThat(context.getBean(TurnRecorder.class).turns()).extracting(RecordedTurn::id)
+					.containsExactlyInAnyOrderElementsOf(ids.subList(2, 5));
+			});
+	}
+
+	@Test
+	void aCancelledStreamIsRecordedAsCancelled() {
+		this.contextRunner
+			.withBean(ScriptedChatModel.class,
+					() -> new ScriptedChatModel().text("one two three four five six seven eight"))
+			.run((context) -> {
+				Flux<ChatClientResponse> stream = context.getBean(ChatClient.Builder.class)
+					.build()
+					.prompt()
+					.user("stream")
+					.advisors(MantleHooks.identity("u-2", io.mantlehooks.Channel.of("web")))
+					.stream()
+					.chatClientResponse();
+				stream.take(1).blockLast();
+				TurnRecorder recorder = context.getBean(TurnRecorder.class);
+				await().atMost(Duration.ofSeconds(5))
+					.until(() -> recorder.turns()
+						.stream()
+						.anyMatch((turn) -> turn.senderId().equals("u-2") && !turn.outcome().equals("running")));
+				assertThat(recorder.turns()).filteredOn((turn) -> turn.senderId().equals("u-2"))
+					.singleElement()
+					.satisfies((turn) -> assertThat(turn.outcome()).isEqualTo("cancelled"));
+			});
+	}
+
+	@Test
+	void decisionsNeedAResumerAndAWaitingApproval() {
+		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=wipe")
+			.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().toolCall("wipe", "{}"))
+			.run((context) -> {
+				ChatClientResponse paused = context.getBean(ChatClient.Builder.class)
+					.build()
+					.prompt()
+					.user("wipe it")
+					.tools(new WipeTools())
+					.advisors(MantleHooks.identity("u-3", io.mantlehooks.Channel.of("rest")))
+					.call()
+					.chatClientResponse();
+				String approvalId = (String) paused.context().get(MantleHooks.APPROVAL_ID);
+				TurnConsole console = context.getBean(TurnConsole.class);
+				String turnId = (String) paused.context().get(MantleHooks.TURN_ID);
+				assertThat(console.turn(turnId).orElseThrow().approval()).satisfies((approval) -> {
+					assertThat(approval.pending()).isTrue();
+					assertThat(approval.calls()).containsExactly("wipe");
+				});
+				assertThat(console.decide(approvalId, true, null).outcome()).isEqualTo("unsupported");
+				MantleHooksEndpoint endpoint = endpoint(context, console);
+				assertThat(endpoint.turns("turns").turns()).extracting(RecordedTurn::id).contains(turnId);
+				assertThat(endpoint.turns("other")).isNull();
+				assertThat(endpoint.turn("turns", "missing")).isNull();
+			});
+		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=wipe")
+			.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().toolCall("wipe", "{}"))
+			.withBean(ApprovalResumer.class, () -> (approval, approved, reason) -> {
+				throw new IllegalStateException("secret internals");
+			})
+			.run((context) -> {
+				ChatClientResponse paused = context.getBean(ChatClient.Builder.class)
+					.build()
+					.prompt()
+					.user("wipe it")
+					.tools(new WipeTools())
+					.call()
+					.chatClientResponse();
+				TurnConsole console = context.getBean(TurnConsole.class);
+				TurnConsole.Decision failed = console.decide((String) paused.context().get(MantleHooks.APPROVAL_ID),
+						true, null);
+				assertThat(failed.outcome()).isEqualTo("error");
+				assertThat(failed.reply()).isNull();
+				assertThat(console.decide("unknown", true, null).outcome()).isEqualTo("approval_not_found");
+			});
+	}
+
+	@Test
+	void theConsoleIsOffByDefaultAndBadSettingsFailStartup() {
+		this.contextRunner.withPropertyValues("mantle.hooks.console.enabled=false")
+			.withBean(ScriptedChatModel.class, ScriptedChatModel::new)
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(TurnRecorder.class);
+				assertThat(endpoint(context, null).turns("turns")).isNull();
+			});
+		this.contextRunner.withPropertyValues("mantle.hooks.console.path=console/")
+			.withBean(ScriptedChatModel.class, ScriptedChatModel::new)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("mantle.hooks.console.path must start with '/'"));
+		this.contextRunner.withPropertyValues("mantle.hooks.console.max-turns=0")
+			.withBean(ScriptedChatModel.class, ScriptedChatModel::new)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("mantle.hooks.console.max-turns must be positive"));
+	}
+
+	private static MantleHooksEndpoint endpoint(org.springframework.context.ApplicationContext context,
+			TurnConsole console) {
+		return new MantleHooksEndpoint(context.getBean(HookRegistry.class), context.getBean(HookRunner.class),
+				context.getBean(MantleHooksProperties.class), console);
+	}
+
+	private static ChatClientResponse chat(ChatClient chatClient, String text) {
+		return chatClient.prompt()
+			.user(text)
+			.advisors(MantleHooks.identity("u-1", io.mantlehooks.Channel.of("rest")))
+			.call()
+			.chatClientResponse();
+	}
+
+	static class ConsoleHooks {
+
+		@ModifyIncomingMessage
+		IncomingMessagePayload shout(IncomingMessagePayload message) {
+			return message.withText(message.text().toUpperCase());
+		}
+
+		@ModifyModelRequest
+		ModelRequestPayload crash(ModelRequestPayload request) {
+			if (request.messages().toString().contains("QUIET") || request.messages().toString().contains("HI")) {
+				throw new IllegalStateException("boom");
+			}
+			return request;
+		}
+
+		@OnTurnFinished(timeoutMs = 50)
+		void hang(TurnFinishedPayload turn) {
+			LockSupport.parkNanos(Duration.ofMillis(400).toNanos());
+		}
+
+	}
+
+	static class WipeTools {
+
+		@Tool(description = "wipe everything")
+		String wipe() {
+			return "wiped";
+		}
+
+	}
+
+}

@@ -1,0 +1,164 @@
+package io.mantlehooks.sample;
+
+import java.io.File;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The turn console in a real browser: headless Chromium (Debian's {@code chromium} and
+ * {@code chromium-driver} packages, which {@code .ci/run} installs) drives the sample's
+ * chat page, then the console, and approves a refund from the console.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+class ConsoleBrowserTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(15);
+
+	private static ChromeDriver browser;
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private ShopTools tools;
+
+	@BeforeAll
+	static void startBrowser() {
+		File driver = new File(System.getProperty("chromedriver", "/usr/bin/chromedriver"));
+		File chromium = new File(System.getProperty("chromium", "/usr/bin/chromium"));
+		assertThat(driver).as("chromedriver: apt-get install -y chromium chromium-driver").isFile();
+		assertThat(chromium).as("chromium: apt-get install -y chromium chromium-driver").isFile();
+		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(driver)
+			.usingAnyFreePort()
+			.build();
+		ChromeOptions options = new ChromeOptions().setBinary(chromium)
+			.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+					"--window-size=1400,1000");
+		browser = new ChromeDriver(service, options);
+	}
+
+	@AfterAll
+	static void stopBrowser() {
+		if (browser != null) {
+			browser.quit();
+		}
+	}
+
+	@Test
+	void theConsoleShowsTheChatPagesTurnsAndApprovesFromThePage() {
+		browser.get(url("/"));
+		String redacted = send("My email is jane@example.com");
+		String lookup = send("Where is order 42?");
+		String vetoed = send("Buy crypto now");
+		String refund = send("Refund 30 EUR for order 42");
+		assertThat(reply(vetoed).getAttribute("data-outcome")).isEqualTo("rejected");
+		assertThat(reply(refund).getAttribute("data-outcome")).isEqualTo("awaiting_approval");
+
+		browser.get(url("/mantle-console"));
+		WebDriverWait wait = new WebDriverWait(browser, WAIT);
+		wait.until((page) -> !page.findElements(row(refund)).isEmpty());
+		assertThat(browser.findElement(row(redacted)).getAttribute("data-outcome")).isEqualTo("completed");
+		assertThat(browser.findElement(row(lookup)).getAttribute("data-outcome")).isEqualTo("completed");
+		assertThat(browser.findElement(row(vetoed)).getAttribute("data-outcome")).isEqualTo("rejected");
+		assertThat(browser.findElement(row(refund)).getAttribute("data-outcome")).isEqualTo("awaiting_approval");
+
+		// the rejection: the veto is the only modify hook, and it rejected
+		open(row(vetoed));
+		assertThat(bar("incoming-message", "guardHooks.vetoSalesPitches").getAttribute("data-outcome"))
+			.isEqualTo("rejected");
+		assertThat(browser.findElements(By.cssSelector(".bar[data-point='model-request']"))).isEmpty();
+
+		// the tool call: preflight and result redaction on the critical path, observers
+		// off it
+		open(row(lookup));
+		assertThat(bar("tool-call", "toolGuards.preflight").getAttribute("data-lane")).isEqualTo("modify");
+		assertThat(bar("tool-result", "toolGuards.redactEmails").getAttribute("data-outcome")).isEqualTo("proceeded");
+		WebElement observer = bar("tool-call", "auditHooks.toolCall");
+		assertThat(observer.getAttribute("data-lane")).isEqualTo("observe");
+		assertThat(observer.findElement(By.xpath("ancestor::div[contains(@class,'group')]/h4")).getText())
+			.isEqualTo("Observers (off the critical path)");
+		WebElement preflightDiff = diff("toolGuards.preflight");
+		assertThat(preflightDiff.findElement(By.cssSelector("td.removed")).getText()).contains("orderId=42");
+		assertThat(preflightDiff.findElement(By.cssSelector("td.added")).getText()).contains("orderId=A-42");
+		assertThat(diff("toolGuards.redactEmails").findElement(By.cssSelector("td.added")).getText())
+			.contains("[email]");
+
+		// the redaction on the model request
+		open(row(redacted));
+		WebElement redaction = diff("guardHooks.redactPersonalData");
+		assertThat(redaction.findElement(By.cssSelector("td.removed")).getText()).contains("jane@example.com");
+		assertThat(redaction.findElement(By.cssSelector("td.added")).getText()).contains("My email is [email]");
+
+		// approve the refund from the page
+		int refunds = this.tools.refunds().size();
+		open(row(refund));
+		assertThat(browser.findElement(By.id("approval")).getText()).contains("Waiting for approval: refund");
+		browser.findElement(By.id("approve-button")).click();
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("decision"), "Decision: approved"));
+		assertThat(browser.findElement(By.id("decision")).getText()).contains("reply: Refunded €30.00 for order A-42.");
+		assertThat(this.tools.refunds()).hasSize(refunds + 1).last().asString().contains("A-42");
+		wait.until((page) -> page.findElements(By.cssSelector("#turns tr"))
+			.stream()
+			.filter((tr) -> "completed".equals(tr.getAttribute("data-outcome")))
+			.count() >= 3);
+	}
+
+	private String send(String message) {
+		int before = browser.findElements(By.cssSelector("#messages li.assistant")).size();
+		WebElement input = browser.findElement(By.id("message"));
+		input.sendKeys(message);
+		browser.findElement(By.cssSelector("#composer button")).click();
+		By latest = By.cssSelector("#messages li.assistant:nth-of-type(" + 2 * (before + 1) + ")[data-outcome]");
+		WebElement reply = new WebDriverWait(browser, WAIT).until(ExpectedConditions.presenceOfElementLocated(latest));
+		return reply.getAttribute("data-turn-id");
+	}
+
+	private WebElement reply(String turnId) {
+		return browser.findElement(By.cssSelector("#messages li[data-turn-id='" + turnId + "']"));
+	}
+
+	private void open(By row) {
+		browser.findElement(row).click();
+		String turnId = browser.findElement(row).getAttribute("data-turn-id");
+		new WebDriverWait(browser, WAIT)
+			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("detail-title"), turnId));
+	}
+
+	private static By row(String turnId) {
+		return By.cssSelector("#turns tr[data-turn-id='" + turnId + "']");
+	}
+
+	private static WebElement bar(String point, String hook) {
+		List<WebElement> bars = browser
+			.findElements(By.cssSelector(".bar[data-point='" + point + "'][data-hook='" + hook + "']"));
+		assertThat(bars).as("bar of %s at %s", hook, point).isNotEmpty();
+		return bars.get(0);
+	}
+
+	private static WebElement diff(String hook) {
+		return browser.findElement(By.cssSelector(".diff[data-hook='" + hook + "']"));
+	}
+
+	private String url(String path) {
+		return "http://127.0.0.1:" + this.port + path;
+	}
+
+}
