@@ -19,6 +19,7 @@ import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.HookTimeouts;
+import io.mantlehooks.runtime.VirtualHookExecutor;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
@@ -33,7 +34,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.MessageSource;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.AsyncTaskExecutor;
-import org.springframework.core.task.SimpleAsyncTaskExecutor;
+
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 /**
@@ -159,17 +160,17 @@ public final class MantleHooksAutoConfiguration {
 		/**
 		 * Virtual threads on Java 21 and later (unless
 		 * {@code mantle.hooks.executor.virtual-threads=false}): a blocked hook then costs
-		 * no platform thread. Otherwise a pool that hands each task a thread rather than
-		 * queueing it behind a slow hook; idle threads go away after a minute. The runner
-		 * restores each turn's context on these threads itself.
+		 * no platform thread (while a hook that outlived its timeout still runs, tasks go
+		 * to platform threads; see {@link VirtualHookExecutor}). Otherwise a pool that
+		 * hands each task a thread rather than queueing it behind a slow hook; idle
+		 * threads go away after a minute. The runner restores each turn's context on
+		 * these threads itself.
 		 */
 		@Bean(name = HOOK_EXECUTOR_BEAN_NAME)
 		AsyncTaskExecutor mantleHookExecutor(MantleHooksProperties properties) {
 			if (properties.getExecutor().isVirtualThreads()
 					&& JavaVersion.getJavaVersion().isEqualOrNewerThan(JavaVersion.TWENTY_ONE)) {
-				SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor(THREAD_NAME_PREFIX);
-				executor.setVirtualThreads(true);
-				return executor;
+				return new VirtualHookExecutor(THREAD_NAME_PREFIX);
 			}
 			ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
 			executor.setThreadNamePrefix(THREAD_NAME_PREFIX);

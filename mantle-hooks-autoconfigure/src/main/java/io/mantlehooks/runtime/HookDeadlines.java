@@ -44,10 +44,7 @@ final class HookDeadlines {
 				return true;
 			}
 			if (now - entry.deadline() >= 0) {
-				entry.invocation()
-					.outcome()
-					.completeExceptionally(
-							new TimeoutException("Hook '" + entry.invocation().hook().name() + "' timed out"));
+				entry.invocation().timeOut();
 				return true;
 			}
 			return false;

@@ -49,6 +49,9 @@ final class HookInvocation implements Runnable {
 
 	private @Nullable Thread thread;
 
+	/** Whether the method still ran when the timeout abandoned it. */
+	private boolean straggling;
+
 	private volatile @Nullable CompletableFuture<?> stage;
 
 	private HookInvocation(HookMethod hook, Object payload, HookScope scope, HookDeadlines deadlines,
@@ -90,6 +93,18 @@ final class HookInvocation implements Runnable {
 		return this.outcome;
 	}
 
+	/**
+	 * The timeout passed: count the hook as a straggler if its method still runs, then
+	 * complete the outcome (so a late return is never used), and the outcome's own
+	 * callback abandons it. Counting first means the executor already knows about the
+	 * straggler when the waiting side continues: the outcome's dependents run before that
+	 * callback.
+	 */
+	void timeOut() {
+		markStraggling();
+		this.outcome.completeExceptionally(new TimeoutException("Hook '" + this.hook.name() + "' timed out"));
+	}
+
 	HookMethod hook() {
 		return this.hook;
 	}
@@ -121,6 +136,10 @@ final class HookInvocation implements Runnable {
 		finally {
 			synchronized (this) {
 				this.thread = null;
+				if (this.straggling) {
+					this.straggling = false;
+					VirtualHookExecutor.caughtUp();
+				}
 			}
 			// a timeout's interrupt must not leak into the executor's next task
 			Thread.interrupted();
@@ -181,14 +200,28 @@ final class HookInvocation implements Runnable {
 	 * cancel its stage, so nothing it produces late is used.
 	 */
 	private void abandon() {
-		synchronized (this) {
-			if (this.thread != null) {
-				this.thread.interrupt();
-			}
-		}
+		abandonThread();
 		CompletableFuture<?> pending = this.stage;
 		if (pending != null) {
 			pending.cancel(true);
+		}
+	}
+
+	/**
+	 * Interrupt the hook's thread if it still runs the method, and count it as a
+	 * straggler until the method returns.
+	 */
+	private synchronized void abandonThread() {
+		if (this.thread != null) {
+			this.thread.interrupt();
+			markStraggling();
+		}
+	}
+
+	private synchronized void markStraggling() {
+		if (this.thread != null && !this.straggling) {
+			this.straggling = true;
+			VirtualHookExecutor.straggling();
 		}
 	}
 

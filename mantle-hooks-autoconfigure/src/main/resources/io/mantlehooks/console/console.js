@@ -56,7 +56,7 @@
       if (turn.id === selected) {
         row.classList.add('selected');
       }
-      row.appendChild(el('td', null, new Date(turn.start).toLocaleTimeString()));
+      row.appendChild(el('td', 'time', new Date(turn.start).toLocaleTimeString([], { hour12: false })));
       row.appendChild(el('td', null, turn.senderId));
       row.appendChild(el('td', null, turn.channel));
       const outcome = el('td');
@@ -71,6 +71,8 @@
 
   async function select(id) {
     selected = id;
+    // a link to this turn: /mantle-console#turn=<id>
+    history.replaceState(null, '', '#turn=' + encodeURIComponent(id));
     rows.querySelectorAll('tr').forEach((row) => row.classList.toggle('selected', row.dataset.turnId === id));
     try {
       renderDetail(await getJson(endpoint + '/turns/' + encodeURIComponent(id)));
@@ -108,8 +110,7 @@
         const row = el('div', 'row');
         row.appendChild(el('span', 'label', hook.point + ' · ' + hook.hook));
         const track = el('div', 'track');
-        const bar = el('div', 'bar lane-' + lane + ' outcome-' + hook.outcome,
-          hook.outcome + ' ' + hook.durationMs.toFixed(1) + ' ms');
+        const bar = el('div', 'bar lane-' + lane + ' outcome-' + hook.outcome);
         bar.dataset.point = hook.point;
         bar.dataset.hook = hook.hook;
         bar.dataset.outcome = hook.outcome;
@@ -119,6 +120,15 @@
         bar.title = hook.hook + ' at ' + hook.point + ': ' + hook.outcome + ', started at ' +
           hook.startMs.toFixed(2) + ' ms, took ' + hook.durationMs.toFixed(2) + ' ms';
         track.appendChild(bar);
+        // the timing sits beside the bar, on the side with room
+        const endsAt = 100 * (hook.startMs + hook.durationMs) / end;
+        const timing = el('span', 'timing', hook.outcome + ' · ' + hook.durationMs.toFixed(1) + ' ms');
+        if (endsAt > 70) {
+          timing.style.right = (100 - 100 * hook.startMs / end) + '%';
+        } else {
+          timing.style.left = endsAt + '%';
+        }
+        track.appendChild(timing);
         row.appendChild(track);
         group.appendChild(row);
       });
@@ -186,7 +196,7 @@
       return;
     }
     box.appendChild(el('p', null, approval.pending
-      ? 'Waiting for approval: ' + approval.calls.join(', ') + ' (expires ' + new Date(approval.expiresAt).toLocaleTimeString() + ')'
+      ? 'Waiting for approval: ' + approval.calls.join(', ') + ' (expires ' + new Date(approval.expiresAt).toLocaleTimeString([], { hour12: false }) + ')'
       : 'Approval ' + approval.id + ' is no longer waiting (decided or expired).'));
     if (approval.pending && canDecide) {
       [['Approve', true, 'approve-button'], ['Deny', false, 'deny-button']].forEach(([label, approve, id]) => {
@@ -235,5 +245,8 @@
   filter.addEventListener('change', loadTurns);
   document.getElementById('refresh').addEventListener('click', loadTurns);
   loadTurns();
+  if (location.hash.startsWith('#turn=')) {
+    select(decodeURIComponent(location.hash.substring('#turn='.length)));
+  }
   setInterval(loadTurns, 3000);
 }());

@@ -16,6 +16,7 @@ import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.annotation.OnOutgoingText;
+import io.mantlehooks.runtime.VirtualHookExecutor;
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
@@ -169,7 +170,7 @@ class MantleHooksConfigurationTests {
 	@org.junit.jupiter.api.condition.EnabledForJreRange(min = org.junit.jupiter.api.condition.JRE.JAVA_21)
 	void hookExecutorUsesVirtualThreadsByDefaultOnJava21AndLater() {
 		this.contextRunner.run((context) -> assertThat(context.getBean("mantleHookExecutor")).isInstanceOfSatisfying(
-				SimpleAsyncTaskExecutor.class,
+				VirtualHookExecutor.class,
 				(executor) -> assertThat(executor.getThreadNamePrefix()).isEqualTo("mantle-hook-")));
 	}
 
