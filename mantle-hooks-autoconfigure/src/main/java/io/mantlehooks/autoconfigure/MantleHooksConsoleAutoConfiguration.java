@@ -8,8 +8,12 @@ import io.mantlehooks.console.ConsolePage;
 import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.console.TurnRecorder;
 import io.mantlehooks.runtime.HookRunner;
+import io.micrometer.observation.ObservationRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -33,11 +37,29 @@ import org.springframework.web.servlet.function.ServerResponse;
 @ConditionalOnBooleanProperty(MantleHooksProperties.CONFIG_PREFIX + ".console.enabled")
 public final class MantleHooksConsoleAutoConfiguration {
 
+	private static final Log logger = LogFactory.getLog(MantleHooksConsoleAutoConfiguration.class);
+
 	@Bean
 	@ConditionalOnMissingBean
 	TurnRecorder mantleTurnRecorder(MantleHooksProperties properties) {
 		return new TurnRecorder(properties.getConsole().getMaxTurns(), properties.getConsole().isIncludeText(),
 				Clock.systemUTC());
+	}
+
+	/**
+	 * The recorder is an observation handler: without a registry it stays empty, so say
+	 * so once the context is up (asking for the registry earlier would be a cycle: the
+	 * registry collects the handlers).
+	 */
+	@Bean
+	static SmartInitializingSingleton mantleTurnRecorderCheck(ObjectProvider<ObservationRegistry> observationRegistry) {
+		return () -> {
+			ObservationRegistry registry = observationRegistry.getIfAvailable();
+			if (registry == null || registry.isNoop()) {
+				logger.warn("mantle.hooks.console.enabled is true, but there is no ObservationRegistry, so no turn is "
+						+ "recorded: add spring-boot-starter-actuator");
+			}
+		};
 	}
 
 	@Bean

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class PayloadText {
 
-	private static final int MAX_LENGTH = 4000;
+	/** Bounds the recorder: at most two texts of this length per invocation. */
+	private static final int MAX_LENGTH = 2000;
 
 	private PayloadText() {
 	}

@@ -56,11 +56,23 @@ public final class TurnConsole {
 	}
 
 	/**
-	 * Return the recent turns, newest first.
+	 * Return the recent turns, newest first, without texts (see {@link #turn}).
 	 * @return the turns with their hook invocations
 	 */
 	public Turns turns() {
-		return new Turns(this.recorder.includesText(), this.resumer != null, this.recorder.turns());
+		// the list leaves the texts to each turn's detail: 200 turns of texts are too
+		// much
+		List<RecordedTurn> turns = this.recorder.turns()
+			.stream()
+			.map((turn) -> new RecordedTurn(turn.id(), turn.senderId(), turn.channel(), turn.conversationId(),
+					turn.outcome(), turn.start(), turn.durationMs(), turn.approvalId(),
+					turn.hooks()
+						.stream()
+						.map((hook) -> new RecordedHook(hook.point(), hook.lane(), hook.hook(), hook.startMs(),
+								hook.durationMs(), hook.outcome(), null, null))
+						.toList()))
+			.toList();
+		return new Turns(this.recorder.includesText(), this.resumer != null, turns);
 	}
 
 	/**

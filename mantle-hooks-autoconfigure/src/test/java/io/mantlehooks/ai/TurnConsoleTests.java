@@ -40,6 +40,7 @@ import static org.awaitility.Awaitility.await;
  * hook (crashes and timeouts included), its bound, cancelled streams, texts only when
  * asked for, and decisions on waiting approvals.
  */
+@org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
 class TurnConsoleTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
@@ -104,6 +105,9 @@ class TurnConsoleTests {
 					.orElseThrow();
 				assertThat(crash.before()).contains("user: QUIET PLEASE");
 				assertThat(crash.after()).as("a failed hook proceeded with nothing").isNull();
+				assertThat(context.getBean(TurnConsole.class).turns().turns()).flatMap(RecordedTurn::hooks)
+					.as("the list leaves texts to the detail")
+					.allSatisfy((hook) -> assertThat(hook.before()).isNull());
 			});
 	}
 
@@ -193,6 +197,17 @@ class TurnConsoleTests {
 				assertThat(failed.reply()).isNull();
 				assertThat(console.decide("unknown", true, null).outcome()).isEqualTo("approval_not_found");
 			});
+	}
+
+	@Test
+	void withoutAnObservationRegistryTheConsoleSaysItCannotRecord(
+			org.springframework.boot.test.system.CapturedOutput output) {
+		new ApplicationContextRunner().withConfiguration(ChatTestSupport.mantleConfigurations())
+			.withConfiguration(AutoConfigurations.of(MantleHooksConsoleAutoConfiguration.class))
+			.withPropertyValues("mantle.hooks.console.enabled=true")
+			.withBean(ScriptedChatModel.class, ScriptedChatModel::new)
+			.run((context) -> assertThat(context).hasSingleBean(TurnRecorder.class));
+		assertThat(output).contains("there is no ObservationRegistry, so no turn is recorded");
 	}
 
 	@Test

@@ -13,6 +13,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -79,6 +80,16 @@ class ConsoleBrowserTests {
 		assertThat(browser.findElement(row(lookup)).getAttribute("data-outcome")).isEqualTo("completed");
 		assertThat(browser.findElement(row(vetoed)).getAttribute("data-outcome")).isEqualTo("rejected");
 		assertThat(browser.findElement(row(refund)).getAttribute("data-outcome")).isEqualTo("awaiting_approval");
+
+		// the outcome filter
+		new Select(browser.findElement(By.id("outcome-filter"))).selectByVisibleText("rejected");
+		wait.until((page) -> page.findElements(row(lookup)).isEmpty());
+		assertThat(browser.findElements(By.cssSelector("#turns tr")))
+			.allSatisfy((tr) -> assertThat(tr.getAttribute("data-outcome")).isEqualTo("rejected"))
+			.extracting((tr) -> tr.getAttribute("data-turn-id"))
+			.contains(vetoed);
+		new Select(browser.findElement(By.id("outcome-filter"))).selectByVisibleText("all");
+		wait.until((page) -> !page.findElements(row(lookup)).isEmpty());
 
 		// the rejection: the veto is the only modify hook, and it rejected
 		open(row(vetoed));
