@@ -1,13 +1,10 @@
 package io.mantlehooks.sample;
 
-import io.mantlehooks.IncomingMessagePayload;
-import io.mantlehooks.ModelResponsePayload;
-import io.mantlehooks.ToolCallPayload;
-import io.mantlehooks.test.HookResult;
 import io.mantlehooks.test.HookTester;
 import io.mantlehooks.test.TestPayloads;
 import org.junit.jupiter.api.Test;
 
+import static io.mantlehooks.test.HookAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -19,19 +16,16 @@ class SampleHooksTests {
 	@Test
 	void guardsDoTheirJobs() {
 		try (HookTester hooks = HookTester.of(new ToolGuards(), new GuardHooks())) {
-			HookResult<ToolCallPayload> call = hooks
-				.run(TestPayloads.toolCall("orderStatus").argument("orderId", "42").build());
-			assertThat(call.payload().arguments()).containsEntry("orderId", "A-42");
-
-			HookResult<ToolCallPayload> big = hooks
-				.run(TestPayloads.toolCall("refund").argument("amount", 5000).build());
-			assertThat(big.retry().feedback()).contains("need a manager");
-
-			HookResult<IncomingMessagePayload> pitch = hooks.run(TestPayloads.incomingMessage("Buy crypto!").build());
-			assertThat(pitch.rejection().responseMessage()).contains("utter_spam_rejected");
-
-			HookResult<ModelResponsePayload> guess = hooks.run(TestPayloads.modelResponse("I guess so").build());
-			assertThat(guess.retried()).isTrue();
+			assertThat(hooks.run(TestPayloads.toolCall("orderStatus").argument("orderId", "42").build()))
+				.proceededWith((call) -> assertThat(call.arguments()).containsEntry("orderId", "A-42"));
+			assertThat(hooks.run(TestPayloads.toolCall("refund").argument("amount", 5000).build()))
+				.isRetriedWith("Refunds above 1000 EUR need a manager: do not call refund again; "
+						+ "tell the user a manager will call back.");
+			assertThat(hooks.run(TestPayloads.incomingMessage("Buy crypto!").build())).isRejectedWith("sales pitch",
+					"utter_spam_rejected");
+			assertThat(hooks.run(TestPayloads.modelResponse("Refunds take 5 days.").build())).proceededUnchanged();
+			assertThat(hooks.run(TestPayloads.outgoingText("Refunded 30.00 EUR").build()))
+				.proceededWith((text) -> assertThat(text.text()).isEqualTo("Refunded €30.00"));
 		}
 	}
 
