@@ -4,6 +4,8 @@ import java.util.Map;
 
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration;
+import io.mantlehooks.autoconfigure.MantleHooksConsoleAutoConfiguration;
+import io.mantlehooks.autoconfigure.MantleHooksStoresAutoConfiguration;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClient;
@@ -13,6 +15,7 @@ import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfigurat
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
@@ -36,7 +39,23 @@ class BenchApplication {
 	 */
 	static ConfigurableApplicationContext start(ChatModel model, @Nullable Class<?> hooks,
 			Map<String, Object> properties) {
-		return new SpringApplicationBuilder(BenchApplication.class).web(WebApplicationType.NONE)
+		return start(model, hooks, properties, false);
+	}
+
+	/**
+	 * Start an application, optionally with an observation registry and the turn console
+	 * (when {@code mantle.hooks.console.enabled} is set).
+	 * @param model the stub model
+	 * @param hooks the hook bean's class, or {@code null} for none
+	 * @param properties extra properties
+	 * @param observed whether to add Boot's observation registry
+	 * @return the running context
+	 */
+	static ConfigurableApplicationContext start(ChatModel model, @Nullable Class<?> hooks,
+			Map<String, Object> properties, boolean observed) {
+		Class<?>[] sources = observed ? new Class<?>[] { BenchApplication.class, Observed.class }
+				: new Class<?>[] { BenchApplication.class };
+		return new SpringApplicationBuilder(sources).web(WebApplicationType.NONE)
 			.bannerMode(Banner.Mode.OFF)
 			.logStartupInfo(false)
 			.properties(properties)
@@ -49,6 +68,16 @@ class BenchApplication {
 				}
 			})
 			.run();
+	}
+
+	/**
+	 * Boot's observation registry and the turn console's recorder.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ ObservationAutoConfiguration.class, MantleHooksStoresAutoConfiguration.class,
+			MantleHooksConsoleAutoConfiguration.class })
+	static class Observed {
+
 	}
 
 	static ChatClient chatClient(ConfigurableApplicationContext context) {

@@ -32,7 +32,8 @@ import org.springframework.core.task.AsyncTaskExecutor;
  * asynchronous modify hook, hooks at every point, a hand-written {@code CallAdvisor}
  * doing the rewrite the hooks do, two advisors that only pass the turn on (what Spring
  * AI's chain charges per advisor), and a bare hand-off to the hook executor (the price of
- * one hop), and a modify hook that hangs (500 ms timeout) behind its open circuit breaker.
+ * one hop), and a modify hook that hangs (500 ms timeout) behind its open circuit breaker;
+ * hooks at every point with an observation registry, and with the turn console recording.
  * {@code call} is a {@code .call()} turn, {@code stream} a {@code .stream()}
  * turn of ten chunks.
  * <p>
@@ -48,7 +49,8 @@ import org.springframework.core.task.AsyncTaskExecutor;
 public class TurnBenchmark {
 
 	@Param({ "plain", "starterNoHooks", "observersOnly", "blockingHook", "asyncHook", "everyPoint",
-			"handWrittenAdvisor", "twoPassThroughAdvisors", "executorHop", "hungHookOpenBreaker" })
+			"handWrittenAdvisor", "twoPassThroughAdvisors", "executorHop", "hungHookOpenBreaker", "everyPointObserved",
+			"everyPointConsole" })
 	public String variant;
 
 	private ConfigurableApplicationContext context;
@@ -63,12 +65,19 @@ public class TurnBenchmark {
 		Class<?> hooks = switch (this.variant) {
 			case "blockingHook" -> BenchHooks.BlockingRequestHook.class;
 			case "asyncHook" -> BenchHooks.AsyncRequestHook.class;
-			case "everyPoint" -> BenchHooks.EveryPoint.class;
+			case "everyPoint", "everyPointObserved", "everyPointConsole" -> BenchHooks.EveryPoint.class;
 			case "observersOnly" -> BenchHooks.Observers.class;
 			case "hungHookOpenBreaker" -> BenchHooks.HungRequestHook.class;
 			default -> null;
 		};
-		this.context = BenchApplication.start(model, hooks, Map.of("mantle.hooks.observers.max-concurrent", "100000"));
+		Map<String, Object> properties = new java.util.HashMap<>(Map.of("mantle.hooks.observers.max-concurrent", "100000"));
+		if ("everyPointConsole".equals(this.variant)) {
+			// the console records every turn and, with texts, what each modify hook changed
+			properties.put("mantle.hooks.console.enabled", "true");
+			properties.put("mantle.hooks.console.include-text", "true");
+		}
+		boolean observed = "everyPointObserved".equals(this.variant) || "everyPointConsole".equals(this.variant);
+		this.context = BenchApplication.start(model, hooks, properties, observed);
 		this.executor = this.context.getBean("mantleHookExecutor", AsyncTaskExecutor.class);
 		if ("hungHookOpenBreaker".equals(this.variant)) {
 			// the hung hook's breaker opened after it timed out on 20 turns: from now on the
