@@ -12,6 +12,7 @@ import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.VirtualHookExecutor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -125,7 +126,8 @@ public class MantleHooksEndpoint {
 		MantleHooksProperties.CircuitBreaker breaker = this.properties.getCircuitBreaker();
 		Limits limits = new Limits(this.properties.getObservers().getMaxConcurrent(),
 				this.properties.getModify().getMaxConcurrent(), this.properties.getMaxIterations(), breaker.isEnabled(),
-				new InFlight(this.runner.getObserversInFlight(), this.runner.getModifiersInFlight()));
+				new InFlight(this.runner.getObserversInFlight(), this.runner.getModifiersInFlight(),
+						VirtualHookExecutor.stragglers()));
 		return new HooksDescriptor(limits, points);
 	}
 
@@ -175,8 +177,11 @@ public class MantleHooksEndpoint {
 	 *
 	 * @param observe observe invocations
 	 * @param modify modify invocations
+	 * @param pastTimeout invocations abandoned after their timeout whose method still
+	 * runs, in this JVM; while there are any, hooks run on platform threads instead of
+	 * virtual ones
 	 */
-	public record InFlight(int observe, int modify) {
+	public record InFlight(int observe, int modify, int pastTimeout) {
 	}
 
 	/**

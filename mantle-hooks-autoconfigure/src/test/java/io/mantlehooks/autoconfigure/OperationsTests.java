@@ -201,6 +201,8 @@ class OperationsTests {
 	void endpointDescribesEachPointAndCountsEachOutcome() throws Exception {
 		String json = get("/actuator/mantlehooks");
 		assertThat(JsonPath.<Integer>read(json, "$.limits.observersMaxConcurrent")).isOne();
+		assertThat(JsonPath.<Integer>read(json, "$.limits.inFlight.pastTimeout"))
+			.isEqualTo(io.mantlehooks.runtime.VirtualHookExecutor.stragglers());
 		assertThat(JsonPath.<Integer>read(json, "$.limits.modifyMaxConcurrent")).isEqualTo(64);
 		assertThat(JsonPath.<Boolean>read(json, "$.limits.circuitBreakers")).isTrue();
 		assertThat(JsonPath.<String>read(json, "$.points.incoming-message.failPolicy")).isEqualTo("closed");
