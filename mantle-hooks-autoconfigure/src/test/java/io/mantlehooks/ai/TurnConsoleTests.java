@@ -91,18 +91,10 @@ class TurnConsoleTests {
 					.context()
 					.get(MantleHooks.TURN_ID);
 				RecordedTurn turn = context.getBean(TurnRecorder.class).turn(turnId).orElseThrow();
-				RecordedHook shout = turn.hooks()
-					.stream()
-					.filter((hook) -> hook.hook().equals("consoleHooks.shout"))
-					.findFirst()
-					.orElseThrow();
+				RecordedHook shout = hook(turn, "consoleHooks.shout");
 				assertThat(shout.before()).isEqualTo("quiet please");
 				assertThat(shout.after()).isEqualTo("QUIET PLEASE");
-				RecordedHook crash = turn.hooks()
-					.stream()
-					.filter((hook) -> hook.hook().equals("consoleHooks.crash"))
-					.findFirst()
-					.orElseThrow();
+				RecordedHook crash = hook(turn, "consoleHooks.crash");
 				assertThat(crash.before()).contains("user: QUIET PLEASE");
 				assertThat(crash.after()).as("a failed hook proceeded with nothing").isNull();
 				assertThat(context.getBean(TurnConsole.class).turns().turns()).flatMap(RecordedTurn::hooks)
@@ -234,6 +226,10 @@ class TurnConsoleTests {
 			TurnConsole console) {
 		return new MantleHooksEndpoint(context.getBean(HookRegistry.class), context.getBean(HookRunner.class),
 				context.getBean(MantleHooksProperties.class), console);
+	}
+
+	private static RecordedHook hook(RecordedTurn turn, String name) {
+		return turn.hooks().stream().filter((hook) -> hook.hook().equals(name)).findFirst().orElseThrow();
 	}
 
 	private static ChatClientResponse chat(ChatClient chatClient, String text) {

@@ -62,14 +62,22 @@ class McpMetaTests {
 			.run();
 		String port = server.getEnvironment().getProperty("local.server.port");
 		client = new SpringApplicationBuilder(ChatApp.class).web(WebApplicationType.NONE)
-			.properties("spring.ai.mcp.server.enabled=false", "spring.ai.openai.base-url=" + openAi.baseUrl(),
-					"spring.ai.openai.api-key=test-key", "spring.ai.openai.chat.model=fake-model",
-					"spring.ai.openai.max-retries=0", "spring.ai.model.embedding=none", "spring.ai.model.image=none",
-					"spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
-					"spring.ai.model.moderation=none",
-					"spring.ai.mcp.client.streamable-http.connections.documents.url=http://127.0.0.1:" + port,
-					"logging.level.io.mantlehooks=TRACE")
+			.properties(clientProperties(port))
+			.properties("logging.level.io.mantlehooks=TRACE")
 			.run();
+	}
+
+	/**
+	 * A chat application with the real OpenAI client and an MCP client of the document
+	 * server.
+	 */
+	private static String[] clientProperties(String port) {
+		return new String[] { "spring.ai.mcp.server.enabled=false", "spring.ai.openai.base-url=" + openAi.baseUrl(),
+				"spring.ai.openai.api-key=test-key", "spring.ai.openai.chat.model=fake-model",
+				"spring.ai.openai.max-retries=0", "spring.ai.model.embedding=none", "spring.ai.model.image=none",
+				"spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
+				"spring.ai.model.moderation=none",
+				"spring.ai.mcp.client.streamable-http.connections.documents.url=http://127.0.0.1:" + port };
 	}
 
 	@AfterAll
@@ -120,13 +128,8 @@ class McpMetaTests {
 		String port = server.getEnvironment().getProperty("local.server.port");
 		try (ConfigurableApplicationContext approving = new SpringApplicationBuilder(ChatApp.class)
 			.web(WebApplicationType.NONE)
-			.properties("spring.ai.mcp.server.enabled=false", "spring.ai.openai.base-url=" + openAi.baseUrl(),
-					"spring.ai.openai.api-key=test-key", "spring.ai.openai.chat.model=fake-model",
-					"spring.ai.openai.max-retries=0", "spring.ai.model.embedding=none", "spring.ai.model.image=none",
-					"spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
-					"spring.ai.model.moderation=none",
-					"spring.ai.mcp.client.streamable-http.connections.documents.url=http://127.0.0.1:" + port,
-					"mantle.hooks.approvals.tools=get_document")
+			.properties(clientProperties(port))
+			.properties("mantle.hooks.approvals.tools=get_document")
 			.run()) {
 			openAi.toolCall("call_1", "get_document", "{\"documentId\":\"D-7\"}");
 			openAi.text("Here it is.");
