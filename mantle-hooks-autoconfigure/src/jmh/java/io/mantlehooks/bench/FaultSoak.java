@@ -11,6 +11,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.mantlehooks.Stalls;
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.IncomingMessagePayload;
@@ -165,8 +166,8 @@ public final class FaultSoak {
 			switch (sender.split(":")[1]) {
 				case "crash" -> throw new IllegalStateException(SECRET);
 				case "error" -> throw new StackOverflowError(SECRET);
-				case "hang" -> sleep(10_000);
-				case "spin" -> spin(300);
+				case "hang" -> Stalls.sleep(10_000);
+				case "spin" -> Stalls.spin(300);
 				case "null" -> {
 					return null;
 				}
@@ -177,21 +178,6 @@ public final class FaultSoak {
 			return CompletableFuture.completedFuture(payload);
 		}
 
-		private static void sleep(long millis) {
-			try {
-				Thread.sleep(millis);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
-
-		private static void spin(long millis) {
-			long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-			while (System.nanoTime() < end) {
-				Thread.onSpinWait();
-			}
-		}
 
 	}
 

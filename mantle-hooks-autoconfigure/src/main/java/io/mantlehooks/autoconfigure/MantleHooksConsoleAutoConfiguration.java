@@ -8,6 +8,7 @@ import io.mantlehooks.console.ConsolePage;
 import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.console.TurnRecorder;
 import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.transcript.TranscriptStore;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -65,8 +66,7 @@ public final class MantleHooksConsoleAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	TurnConsole mantleTurnConsole(TurnRecorder recorder, ObjectProvider<ApprovalStore> approvals,
-			ObjectProvider<io.mantlehooks.transcript.TranscriptStore> transcript,
-			ObjectProvider<ApprovalResumer> resumer) {
+			ObjectProvider<TranscriptStore> transcript, ObjectProvider<ApprovalResumer> resumer) {
 		return new TurnConsole(recorder, approvals.getIfUnique(), transcript.getIfUnique(), resumer.getIfUnique(),
 				Clock.systemUTC());
 	}

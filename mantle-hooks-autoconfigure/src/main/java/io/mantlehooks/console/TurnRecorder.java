@@ -126,19 +126,6 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 	}
 
 	/**
-	 * Return the turn that paused for an approval.
-	 * @param approvalId the approval id
-	 * @return the turn, empty when none recorded paused for it
-	 */
-	public Optional<RecordedTurn> turnAwaiting(String approvalId) {
-		return this.turns.values()
-			.stream()
-			.map(Recording::view)
-			.filter((turn) -> approvalId.equals(turn.approvalId()))
-			.findFirst();
-	}
-
-	/**
 	 * One turn being recorded; invocations arrive from any thread.
 	 */
 	private static final class Recording {

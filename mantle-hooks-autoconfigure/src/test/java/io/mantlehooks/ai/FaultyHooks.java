@@ -4,9 +4,9 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
+import io.mantlehooks.Stalls;
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
@@ -192,8 +192,8 @@ public class FaultyHooks {
 			case CRASH -> throw new IllegalStateException(SECRET);
 			case STACK_OVERFLOW -> throw new StackOverflowError(SECRET);
 			case OUT_OF_MEMORY -> throw new OutOfMemoryError(SECRET);
-			case TIMEOUT, CALLER_INTERRUPTED -> sleep(5000);
-			case SPIN -> spin(1500);
+			case TIMEOUT, CALLER_INTERRUPTED -> Stalls.sleep(5000);
+			case SPIN -> Stalls.spin(1500);
 			case NULL -> {
 				return null;
 			}
@@ -210,22 +210,6 @@ public class FaultyHooks {
 
 	private static RuntimeException unsupportedSignal(HookPoint point) {
 		return point.allowsSignal(RetryModel.class) ? new HookRejection(SECRET, SECRET) : new RetryModel(SECRET);
-	}
-
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	private static void spin(long millis) {
-		long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-		while (System.nanoTime() < end) {
-			Thread.onSpinWait();
-		}
 	}
 
 	/**

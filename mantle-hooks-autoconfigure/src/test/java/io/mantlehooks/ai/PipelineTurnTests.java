@@ -9,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.mantlehooks.Stalls;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.ModelRequestPayload;
@@ -189,10 +190,8 @@ class PipelineTurnTests {
 
 		@ModifyModelResponse
 		CompletionStage<ModelResponsePayload> late(ModelResponsePayload response) {
-			long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(400);
-			while (System.nanoTime() < end) {
-				Thread.onSpinWait();
-			}
+			// blocking work before the stage: ignores interrupts
+			Stalls.spin(400);
 			this.returned.set(true);
 			return CompletableFuture.completedFuture(response.withText("LATE SECRET"));
 		}

@@ -2,9 +2,9 @@ package io.mantlehooks.ai;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 
 import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.Stalls;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.TurnFinishedPayload;
@@ -257,7 +257,7 @@ class TurnConsoleTests {
 
 		@OnTurnFinished(timeoutMs = 50)
 		void hang(TurnFinishedPayload turn) {
-			LockSupport.parkNanos(Duration.ofMillis(400).toNanos());
+			Stalls.parkIgnoringInterrupts(400);
 		}
 
 	}

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.mantlehooks.Stalls;
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
@@ -160,11 +161,8 @@ class RunnerSemanticsTests {
 
 		@ModifyOutgoingText
 		CompletionStage<OutgoingTextPayload> late(OutgoingTextPayload text) {
-			long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(400);
-			while (System.nanoTime() < end) {
-				// blocking work before the stage: ignores interrupts
-				Thread.onSpinWait();
-			}
+			// blocking work before the stage: ignores interrupts
+			Stalls.spin(400);
 			this.returned.set(true);
 			return CompletableFuture.completedFuture(text.withText("LATE SECRET"));
 		}

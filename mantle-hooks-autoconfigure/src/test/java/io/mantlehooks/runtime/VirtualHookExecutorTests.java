@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.mantlehooks.Stalls;
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.IncomingMessagePayload;
@@ -79,10 +80,7 @@ class VirtualHookExecutorTests {
 
 		@ModifyToolCall
 		public ToolCallPayload spin(ToolCallPayload call) {
-			long end = System.nanoTime() + Duration.ofMillis(1500).toNanos();
-			while (System.nanoTime() < end) {
-				Thread.onSpinWait();
-			}
+			Stalls.spin(1500);
 			return call;
 		}
 

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.locks.LockSupport;
 
+import io.mantlehooks.Stalls;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
@@ -228,10 +228,7 @@ class HookTesterTests {
 
 		@ModifyToolCall
 		ToolCallPayload stall(ToolCallPayload call) {
-			long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-			while (System.nanoTime() < end) {
-				LockSupport.parkNanos(1_000_000);
-			}
+			Stalls.parkIgnoringInterrupts(2000);
 			return call;
 		}
 

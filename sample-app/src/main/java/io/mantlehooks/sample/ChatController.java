@@ -81,10 +81,10 @@ class ChatController {
 		requireId("approvalId", approvalId);
 		Conversation conversation = conversation(request.conversationId(), request.userId(),
 				(request.channel() != null) ? channel(request.channel()) : "rest");
-		boolean approved = Boolean.TRUE.equals(request.approve());
 		if (request.approve() == null) {
 			throw new IllegalArgumentException("'approve' must be true or false");
 		}
+		boolean approved = request.approve();
 		String message = (request.message() != null) ? message(request.message())
 				: (approved ? "Yes, go ahead." : "No, don't.");
 		String reason = (request.reason() != null) ? request.reason() : "";

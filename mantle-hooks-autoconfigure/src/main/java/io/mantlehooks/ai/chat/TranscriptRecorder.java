@@ -55,16 +55,22 @@ final class TranscriptRecorder {
 		}
 	}
 
+	/**
+	 * Return the conversation a turn's entries are written under.
+	 */
+	static String conversationOf(Turn turn) {
+		return turn.conversationId().isEmpty() ? DEFAULT_CONVERSATION : turn.conversationId();
+	}
+
 	private void append(Turn turn, TranscriptRole role, String text, boolean discarded, @Nullable String outcome,
 			Instant at) {
 		TranscriptStore store = this.store;
 		if (store == null || turn.isNested()) {
 			return;
 		}
-		String conversation = turn.conversationId().isEmpty() ? DEFAULT_CONVERSATION : turn.conversationId();
 		try {
-			store.append(new TranscriptEntry(conversation, turn.id(), turn.senderId(), turn.channel().name(), role,
-					text, discarded, outcome, at));
+			store.append(new TranscriptEntry(conversationOf(turn), turn.id(), turn.senderId(), turn.channel().name(),
+					role, text, discarded, outcome, at));
 		}
 		catch (RuntimeException ex) {
 			turn.scope()

@@ -45,7 +45,8 @@ final class TurnObservations {
 		}
 		TurnObservationContext context = new TurnObservationContext(turn.id(), turn.channel().name());
 		context.setSenderId(turn.senderId());
-		context.setConversationId(turn.conversationId());
+		// the conversation the transcript files the turn under, so tools can look it up
+		context.setConversationId(TranscriptRecorder.conversationOf(turn));
 		Observation observation = TurnObservationDocumentation.MANTLE_TURN.observation(this.convention,
 				DEFAULT_CONVENTION, () -> context, this.registry);
 		if (parent != null && !parent.isNoop()) {

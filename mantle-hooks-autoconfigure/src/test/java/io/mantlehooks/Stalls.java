@@ -1,0 +1,50 @@
+package io.mantlehooks;
+
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How the tests' misbehaving hooks take their time: spinning on the CPU or parking, both
+ * ignoring interrupts, or sleeping until interrupted.
+ */
+public final class Stalls {
+
+	private Stalls() {
+	}
+
+	/**
+	 * Spin on the CPU, ignoring interrupts (holds a virtual thread's carrier).
+	 * @param millis how long
+	 */
+	public static void spin(long millis) {
+		long end = System.nanoTime() + Duration.ofMillis(millis).toNanos();
+		while (System.nanoTime() < end) {
+			Thread.onSpinWait();
+		}
+	}
+
+	/**
+	 * Park, ignoring interrupts (unmounts a virtual thread, but does not stop).
+	 * @param millis how long
+	 */
+	public static void parkIgnoringInterrupts(long millis) {
+		long end = System.nanoTime() + Duration.ofMillis(millis).toNanos();
+		while (System.nanoTime() < end) {
+			LockSupport.parkNanos(1_000_000);
+		}
+	}
+
+	/**
+	 * Sleep, stopping early when interrupted (the interrupt flag stays set).
+	 * @param millis how long
+	 */
+	public static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}
