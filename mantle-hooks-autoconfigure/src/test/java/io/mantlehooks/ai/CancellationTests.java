@@ -126,6 +126,9 @@ class CancellationTests {
 		}
 		assertThat(ended.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
 		RecordingObservers observers = context.getBean(RecordingObservers.class);
+		// no hook invocation still running, so no started/finished pair still on its way
+		await().atMost(WAIT)
+			.until(() -> context.getBean(HookRegistry.class).hooks().stream().allMatch((hook) -> hook.inFlight() == 0));
 		await().atMost(WAIT)
 			.untilAsserted(() -> assertThat(ids(observers.of(TurnFinishedPayload.class)))
 				.isEqualTo(ids(observers.of(TurnStartedPayload.class))));
@@ -144,8 +147,6 @@ class CancellationTests {
 		// no
 		// hook-executor thread still busy
 		await().atMost(WAIT).untilAsserted(() -> assertThat(context.getBean(PacedModel.class).active()).hasValue(0));
-		await().atMost(WAIT)
-			.until(() -> context.getBean(HookRegistry.class).hooks().stream().allMatch((hook) -> hook.inFlight() == 0));
 		if (context.getBean("mantleHookExecutor") instanceof ThreadPoolTaskExecutor executor) {
 			await().atMost(WAIT).until(() -> executor.getActiveCount() == 0);
 		}

@@ -79,7 +79,7 @@ class ChatTurnTests {
 				assertThat(hookPayload.call()).containsEntry("callId", "c-1");
 			});
 			RecordingObservers observers = observers(context);
-			await().atMost(WAIT).until(() -> observers.of(TurnFinishedPayload.class).size() == 1);
+			observers.awaitTurns(1, WAIT);
 			TurnStartedPayload started = observers.of(TurnStartedPayload.class).get(0);
 			TurnFinishedPayload finished = observers.of(TurnFinishedPayload.class).get(0);
 			assertThat(finished.turnId()).isEqualTo(started.turnId())
@@ -392,9 +392,8 @@ class ChatTurnTests {
 		this.contextRunner.run((context) -> {
 			assertThatException().isThrownBy(() -> chatClient(context).prompt().user("Hi").call().content());
 			RecordingObservers observers = observers(context);
-			await().atMost(WAIT).until(() -> observers.of(TurnFinishedPayload.class).size() == 1);
+			observers.awaitTurns(1, WAIT);
 			assertThat(observers.of(TurnFinishedPayload.class).get(0).status()).isEqualTo(TurnStatus.ERROR);
-			assertThat(observers.of(TurnStartedPayload.class)).hasSize(1);
 		});
 	}
 

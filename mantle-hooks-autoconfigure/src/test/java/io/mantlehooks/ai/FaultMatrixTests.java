@@ -236,8 +236,10 @@ class FaultMatrixTests {
 			.singleElement()
 			.extracting(TurnFinishedPayload::status)
 			.isEqualTo(status);
-		assertThat(observers.of(TurnStartedPayload.class)).filteredOn((started) -> started.turnId().equals(turn.id))
-			.hasSize(1);
+		await().atMost(WAIT)
+			.untilAsserted(() -> assertThat(observers.of(TurnStartedPayload.class))
+				.filteredOn((started) -> started.turnId().equals(turn.id))
+				.hasSize(1));
 	}
 
 	private static void assertNoSecret(Turn turn) {

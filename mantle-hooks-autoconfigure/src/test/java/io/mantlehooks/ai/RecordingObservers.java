@@ -1,5 +1,6 @@
 package io.mantlehooks.ai;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -16,6 +17,8 @@ import io.mantlehooks.annotation.OnModelResponse;
 import io.mantlehooks.annotation.OnOutgoingText;
 import io.mantlehooks.annotation.OnTurnFinished;
 import io.mantlehooks.annotation.OnTurnStarted;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * Observers that record every payload they see. They run concurrently, so tests wait for
@@ -53,6 +56,15 @@ class RecordingObservers {
 	@OnOutgoingText
 	void outgoing(OutgoingTextPayload payload) {
 		this.seen.add(payload);
+	}
+
+	/**
+	 * Waits until the started and the finished observers of that many turns have run:
+	 * they are separate invocations, so the finished one may land first.
+	 */
+	void awaitTurns(int turns, Duration atMost) {
+		await().atMost(atMost)
+			.until(() -> of(TurnStartedPayload.class).size() == turns && of(TurnFinishedPayload.class).size() == turns);
 	}
 
 	<P extends HookPayload> List<P> of(Class<P> type) {

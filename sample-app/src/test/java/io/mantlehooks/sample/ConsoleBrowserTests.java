@@ -7,6 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.mantlehooks.console.TurnConsole;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -22,6 +23,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The turn console in a real browser: headless Chromium (Debian's {@code chromium} and
@@ -40,6 +42,9 @@ class ConsoleBrowserTests {
 
 	@Autowired
 	private ShopTools tools;
+
+	@Autowired
+	private TurnConsole console;
 
 	@BeforeAll
 	static void startBrowser() {
@@ -73,6 +78,15 @@ class ConsoleBrowserTests {
 		assertThat(reply(vetoed).getAttribute("data-outcome")).isEqualTo("rejected");
 		assertThat(reply(refund).getAttribute("data-outcome")).isEqualTo("awaiting_approval");
 
+		// observers run off the critical path; the page shows what was recorded when it
+		// loads
+		await().atMost(WAIT)
+			.until(() -> this.console.turn(lookup)
+				.map((detail) -> detail.turn()
+					.hooks()
+					.stream()
+					.anyMatch((hook) -> hook.hook().equals("auditHooks.toolCall")))
+				.orElse(false));
 		browser.get(url("/mantle-console"));
 		WebDriverWait wait = new WebDriverWait(browser, WAIT);
 		wait.until((page) -> !page.findElements(row(refund)).isEmpty());
