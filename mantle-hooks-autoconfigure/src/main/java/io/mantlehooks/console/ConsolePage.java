@@ -18,6 +18,8 @@ import org.springframework.web.util.HtmlUtils;
  * Serves the turn console: one static page with its script and style from the jar (no
  * front-end build, no CDN, nothing fetched from elsewhere). The page reads and writes
  * through the {@code mantlehooks} Actuator endpoint, so it is protected like Actuator.
+ * When Spring Security protects against CSRF, the page carries the request's token (it is
+ * never cached) for the script's {@code POST}s.
  */
 public final class ConsolePage {
 
@@ -50,8 +52,11 @@ public final class ConsolePage {
 
 	private static ServerResponse html(ServerRequest request, String page, String path, String endpoint) {
 		String context = request.requestPath().contextPath().value();
+		CsrfTokens.Token csrf = CsrfTokens.of(request.servletRequest());
 		String body = page.replace("@@base@@", HtmlUtils.htmlEscape(context + path))
-			.replace("@@endpoint@@", HtmlUtils.htmlEscape(context + endpoint));
+			.replace("@@endpoint@@", HtmlUtils.htmlEscape(context + endpoint))
+			.replace("@@csrf-header@@", (csrf != null) ? HtmlUtils.htmlEscape(csrf.header()) : "")
+			.replace("@@csrf-token@@", (csrf != null) ? HtmlUtils.htmlEscape(csrf.value()) : "");
 		return ServerResponse.ok()
 			.contentType(new MediaType(MediaType.TEXT_HTML, StandardCharsets.UTF_8))
 			.cacheControl(CacheControl.noStore())

@@ -21,6 +21,25 @@
     return node;
   }
 
+  // Spring Security's CSRF token, when the application has its protection on. The page
+  // carries the token as the request handler rendered it (what the default handler and a
+  // session-kept token expect). Applications that keep the token in a readable XSRF-TOKEN
+  // cookie (csrf.spa()) expect the cookie's raw value in X-XSRF-TOKEN instead.
+  function csrfHeaders() {
+    const header = document.body.dataset.csrfHeader;
+    if (!header) {
+      return {};
+    }
+    const cookie = header.toUpperCase() === 'X-XSRF-TOKEN' ? readCookie('XSRF-TOKEN') : null;
+    return { [header]: cookie || document.body.dataset.csrfToken };
+  }
+
+  function readCookie(name) {
+    const prefix = name + '=';
+    const found = document.cookie.split(';').map((part) => part.trim()).find((part) => part.startsWith(prefix));
+    return found ? decodeURIComponent(found.substring(prefix.length)) : null;
+  }
+
   async function getJson(url) {
     const response = await fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
     if (response.status === 404) {
@@ -218,10 +237,12 @@
       const response = await fetch(endpoint + '/approvals/' + encodeURIComponent(id), {
         method: 'POST',
         credentials: 'same-origin',
-        headers: { 'Content-Type': 'application/json' },
+        headers: Object.assign({ 'Content-Type': 'application/json' }, csrfHeaders()),
         body: JSON.stringify({ approve, reason: approve ? null : 'declined in the turn console' })
       });
-      const result = response.ok ? await response.json() : { outcome: 'error ' + response.status };
+      const result = response.ok ? await response.json()
+        : { outcome: 'error ' + response.status + (response.status === 403
+          ? ' (refused: sign in with a role allowed to decide, and see the README on CSRF)' : '') };
       const line = el('p', 'decision', 'Decision: ' + result.outcome + (result.reply ? ' · reply: ' + result.reply : ''));
       line.id = 'decision';
       box.appendChild(line);

@@ -1,18 +1,15 @@
 package io.mantlehooks.sample;
 
-import java.io.File;
 import java.time.Duration;
 import java.util.List;
 
+import io.mantlehooks.console.TurnConsole;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import io.mantlehooks.console.TurnConsole;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -33,7 +30,7 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 class ConsoleBrowserTests {
 
-	private static final Duration WAIT = Duration.ofSeconds(15);
+	private static final Duration WAIT = Browser.WAIT;
 
 	private static ChromeDriver browser;
 
@@ -48,17 +45,7 @@ class ConsoleBrowserTests {
 
 	@BeforeAll
 	static void startBrowser() {
-		File driver = new File(System.getProperty("chromedriver", "/usr/bin/chromedriver"));
-		File chromium = new File(System.getProperty("chromium", "/usr/bin/chromium"));
-		assertThat(driver).as("chromedriver: apt-get install -y chromium chromium-driver").isFile();
-		assertThat(chromium).as("chromium: apt-get install -y chromium chromium-driver").isFile();
-		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(driver)
-			.usingAnyFreePort()
-			.build();
-		ChromeOptions options = new ChromeOptions().setBinary(chromium)
-			.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-					"--window-size=1400,1000");
-		browser = new ChromeDriver(service, options);
+		browser = Browser.start();
 	}
 
 	@AfterAll
@@ -71,10 +58,10 @@ class ConsoleBrowserTests {
 	@Test
 	void theConsoleShowsTheChatPagesTurnsAndApprovesFromThePage() {
 		browser.get(url("/"));
-		String redacted = send("My email is jane@example.com");
-		String lookup = send("Where is order 42?");
-		String vetoed = send("Buy crypto now");
-		String refund = send("Refund 30 EUR for order 42");
+		String redacted = Browser.send(browser, "My email is jane@example.com");
+		String lookup = Browser.send(browser, "Where is order 42?");
+		String vetoed = Browser.send(browser, "Buy crypto now");
+		String refund = Browser.send(browser, "Refund 30 EUR for order 42");
 		assertThat(reply(vetoed).getAttribute("data-outcome")).isEqualTo("rejected");
 		assertThat(reply(refund).getAttribute("data-outcome")).isEqualTo("awaiting_approval");
 
@@ -89,31 +76,32 @@ class ConsoleBrowserTests {
 				.orElse(false));
 		browser.get(url("/mantle-console"));
 		WebDriverWait wait = new WebDriverWait(browser, WAIT);
-		wait.until((page) -> !page.findElements(row(refund)).isEmpty());
-		assertThat(browser.findElement(row(redacted)).getAttribute("data-outcome")).isEqualTo("completed");
-		assertThat(browser.findElement(row(lookup)).getAttribute("data-outcome")).isEqualTo("completed");
-		assertThat(browser.findElement(row(vetoed)).getAttribute("data-outcome")).isEqualTo("rejected");
-		assertThat(browser.findElement(row(refund)).getAttribute("data-outcome")).isEqualTo("awaiting_approval");
+		wait.until((page) -> !page.findElements(Browser.row(refund)).isEmpty());
+		assertThat(browser.findElement(Browser.row(redacted)).getAttribute("data-outcome")).isEqualTo("completed");
+		assertThat(browser.findElement(Browser.row(lookup)).getAttribute("data-outcome")).isEqualTo("completed");
+		assertThat(browser.findElement(Browser.row(vetoed)).getAttribute("data-outcome")).isEqualTo("rejected");
+		assertThat(browser.findElement(Browser.row(refund)).getAttribute("data-outcome"))
+			.isEqualTo("awaiting_approval");
 
 		// the outcome filter
 		new Select(browser.findElement(By.id("outcome-filter"))).selectByVisibleText("rejected");
-		wait.until((page) -> page.findElements(row(lookup)).isEmpty());
+		wait.until((page) -> page.findElements(Browser.row(lookup)).isEmpty());
 		assertThat(browser.findElements(By.cssSelector("#turns tr")))
 			.allSatisfy((tr) -> assertThat(tr.getAttribute("data-outcome")).isEqualTo("rejected"))
 			.extracting((tr) -> tr.getAttribute("data-turn-id"))
 			.contains(vetoed);
 		new Select(browser.findElement(By.id("outcome-filter"))).selectByVisibleText("all");
-		wait.until((page) -> !page.findElements(row(lookup)).isEmpty());
+		wait.until((page) -> !page.findElements(Browser.row(lookup)).isEmpty());
 
 		// the rejection: the veto is the only modify hook, and it rejected
-		open(row(vetoed));
+		Browser.open(browser, vetoed);
 		assertThat(bar("incoming-message", "guardHooks.vetoSalesPitches").getAttribute("data-outcome"))
 			.isEqualTo("rejected");
 		assertThat(browser.findElements(By.cssSelector(".bar[data-point='model-request']"))).isEmpty();
 
 		// the tool call: preflight and result redaction on the critical path, observers
 		// off it
-		open(row(lookup));
+		Browser.open(browser, lookup);
 		assertThat(bar("tool-call", "toolGuards.preflight").getAttribute("data-lane")).isEqualTo("modify");
 		assertThat(bar("tool-result", "toolGuards.redactEmails").getAttribute("data-outcome")).isEqualTo("proceeded");
 		WebElement observer = bar("tool-call", "auditHooks.toolCall");
@@ -127,14 +115,14 @@ class ConsoleBrowserTests {
 			.contains("[email]");
 
 		// the redaction on the model request
-		open(row(redacted));
+		Browser.open(browser, redacted);
 		WebElement redaction = diff("guardHooks.redactPersonalData");
 		assertThat(redaction.findElement(By.cssSelector("td.removed")).getText()).contains("jane@example.com");
 		assertThat(redaction.findElement(By.cssSelector("td.added")).getText()).contains("My email is [email]");
 
 		// approve the refund from the page
 		int refunds = this.tools.refunds().size();
-		open(row(refund));
+		Browser.open(browser, refund);
 		assertThat(browser.findElement(By.id("approval")).getText()).contains("Waiting for approval: refund");
 		browser.findElement(By.id("approve-button")).click();
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("decision"), "Decision: approved"));
@@ -146,29 +134,8 @@ class ConsoleBrowserTests {
 			.count() >= 3);
 	}
 
-	private String send(String message) {
-		int before = browser.findElements(By.cssSelector("#messages li.assistant")).size();
-		WebElement input = browser.findElement(By.id("message"));
-		input.sendKeys(message);
-		browser.findElement(By.cssSelector("#composer button")).click();
-		By latest = By.cssSelector("#messages li.assistant:nth-of-type(" + 2 * (before + 1) + ")[data-outcome]");
-		WebElement reply = new WebDriverWait(browser, WAIT).until(ExpectedConditions.presenceOfElementLocated(latest));
-		return reply.getAttribute("data-turn-id");
-	}
-
 	private WebElement reply(String turnId) {
 		return browser.findElement(By.cssSelector("#messages li[data-turn-id='" + turnId + "']"));
-	}
-
-	private void open(By row) {
-		browser.findElement(row).click();
-		String turnId = browser.findElement(row).getAttribute("data-turn-id");
-		new WebDriverWait(browser, WAIT)
-			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("detail-title"), turnId));
-	}
-
-	private static By row(String turnId) {
-		return By.cssSelector("#turns tr[data-turn-id='" + turnId + "']");
 	}
 
 	private static WebElement bar(String point, String hook) {

@@ -1,0 +1,125 @@
+package io.mantlehooks.sample;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import io.mantlehooks.console.TurnConsole;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Cookie;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configurers.CsrfConfigurer;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The sample's console behind Spring Security, as the README shows it: the console and
+ * Actuator need an operator's login, CSRF protection is on, and Approve works from the
+ * page in headless Chromium. A {@code POST} that carries the operator's session but not
+ * the token is refused and runs nothing. Subclasses choose where Spring Security keeps
+ * the token.
+ */
+abstract class SecuredConsoleBrowserTests {
+
+	private ChromeDriver browser;
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private ShopTools tools;
+
+	@Autowired
+	private TurnConsole console;
+
+	/**
+	 * The README's filter chain: only the console, Actuator and the login page, so the
+	 * shop's own pages and API stay as they are.
+	 */
+	static SecurityFilterChain operatorsOnly(HttpSecurity http, Customizer<CsrfConfigurer<HttpSecurity>> csrf) {
+		return http.securityMatcher("/mantle-console/**", "/actuator/**", "/login")
+			.authorizeHttpRequests((requests) -> requests.anyRequest().hasRole("OPERATOR"))
+			.formLogin((login) -> login.permitAll())
+			.csrf(csrf)
+			.build();
+	}
+
+	static UserDetailsService operator() {
+		return new InMemoryUserDetailsManager(
+				User.withUsername("operator").password("{noop}demo-only").roles("OPERATOR").build());
+	}
+
+	@BeforeEach
+	void startBrowser() {
+		this.browser = Browser.start();
+	}
+
+	@AfterEach
+	void stopBrowser() {
+		this.browser.quit();
+	}
+
+	@Test
+	void anOperatorApprovesFromThePageAndARequestWithoutTheTokenRunsNothing() throws Exception {
+		this.browser.get(url("/"));
+		String refund = Browser.send(this.browser, "Refund 30 EUR for order 42");
+		assertThat(status("GET", "/actuator/mantlehooks/turns", null)).as("no login, no data").isEqualTo(302);
+
+		this.browser.get(url("/mantle-console"));
+		this.browser.findElement(By.id("username")).sendKeys("operator");
+		this.browser.findElement(By.id("password")).sendKeys("demo-only");
+		this.browser.findElement(By.cssSelector("button[type='submit']")).click();
+		Browser.open(this.browser, refund);
+		assertThat(this.browser.findElement(By.id("approval")).getText()).contains("Waiting for approval: refund");
+
+		// the operator's session alone is not enough: a forged POST is refused
+		Cookie session = this.browser.manage().getCookieNamed("JSESSIONID");
+		String approvalId = approvalIdOf(refund);
+		int refunds = this.tools.refunds().size();
+		assertThat(status("POST", "/actuator/mantlehooks/approvals/" + approvalId, session)).isEqualTo(403);
+		assertThat(this.tools.refunds()).hasSize(refunds);
+
+		this.browser.findElement(By.id("approve-button")).click();
+		new WebDriverWait(this.browser, Browser.WAIT)
+			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("decision"), "Decision: "));
+		assertThat(this.browser.findElement(By.id("decision")).getText()).startsWith("Decision: approved")
+			.contains("reply: Refunded €30.00 for order A-42.");
+		assertThat(this.tools.refunds()).hasSize(refunds + 1);
+	}
+
+	private String approvalIdOf(String turnId) {
+		return this.console.turn(turnId).orElseThrow().turn().approvalId();
+	}
+
+	private int status(String method, String path, Cookie session) throws Exception {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url(path)))
+			.header("Content-Type", "application/json")
+			.method(method, ("POST".equals(method)) ? HttpRequest.BodyPublishers.ofString("{\"approve\":true}")
+					: HttpRequest.BodyPublishers.noBody());
+		if (session != null) {
+			request.header("Cookie", session.getName() + "=" + session.getValue());
+		}
+		return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+	}
+
+	private String url(String path) {
+		return "http://127.0.0.1:" + this.port + path;
+	}
+
+}
