@@ -22,6 +22,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.web.servlet.function.RouterFunction;
@@ -71,18 +72,24 @@ public final class MantleHooksConsoleAutoConfiguration {
 				Clock.systemUTC());
 	}
 
+	static RouterFunction<ServerResponse> consolePage(MantleHooksProperties properties, Environment environment) {
+		String actuator = environment.getProperty("management.endpoints.web.base-path", "/actuator");
+		return ConsolePage.routes(properties.getConsole().getPath(), actuator + "/mantlehooks");
+	}
+
 	/**
-	 * The page, in servlet web applications.
+	 * The page, in servlet web applications, with the application unless Actuator has a
+	 * port of its own.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 	@ConditionalOnClass(RouterFunction.class)
+	@Conditional(OnConsoleServerCondition.class)
 	static class ConsolePageConfiguration {
 
 		@Bean
 		RouterFunction<ServerResponse> mantleConsolePage(MantleHooksProperties properties, Environment environment) {
-			String actuator = environment.getProperty("management.endpoints.web.base-path", "/actuator");
-			return ConsolePage.routes(properties.getConsole().getPath(), actuator + "/mantlehooks");
+			return consolePage(properties, environment);
 		}
 
 	}
