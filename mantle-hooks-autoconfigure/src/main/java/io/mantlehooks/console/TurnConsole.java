@@ -104,7 +104,7 @@ public final class TurnConsole {
 			String reply = this.resumer.resume(approval, approved, (reason != null) ? reason : "");
 			return new Decision(approved ? "approved" : "denied", this.recorder.includesText() ? reply : null);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			// the console shows a generic outcome; the log has the reason
 			logger.warn("Resuming approval " + approvalId + " from the turn console failed", ex);
 			return new Decision("error", null);
@@ -138,7 +138,7 @@ public final class TurnConsole {
 				.map(this::line)
 				.toList();
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			logger.warn("Reading the transcript of turn " + turn.id() + " failed", ex);
 			return List.of();
 		}

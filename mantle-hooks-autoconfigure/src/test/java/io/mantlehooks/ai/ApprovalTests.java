@@ -171,11 +171,15 @@ class ApprovalTests {
 	void aPolicyDecidesPerCallAndAFailingPolicyAsksAPerson() {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"7\"}")), Reply.text("Found 7."),
 				Reply.toolCalls(new ToolCall("call_2", "lookup", "{\"id\":\"500\"}")),
-				Reply.toolCalls(new ToolCall("call_3", "lookup", "{\"id\":\"boom\"}")));
+				Reply.toolCalls(new ToolCall("call_3", "lookup", "{\"id\":\"boom\"}")),
+				Reply.toolCalls(new ToolCall("call_4", "lookup", "{\"id\":\"linkage\"}")));
 		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=")
 			.withBean(ToolApprovalPolicy.class, () -> (call) -> {
 				if ("boom-checked".equals(call.arguments().get("id"))) {
 					throw new IllegalStateException("policy store down");
+				}
+				if ("linkage-checked".equals(call.arguments().get("id"))) {
+					throw new NoClassDefFoundError("com/example/PolicyRules");
 				}
 				return ((String) call.arguments().get("id")).startsWith("500");
 			})
@@ -185,6 +189,8 @@ class ApprovalTests {
 						"awaiting_approval");
 				assertThat(turn(context, "Look up boom").context()).containsEntry(MantleHooks.OUTCOME,
 						"awaiting_approval");
+				assertThat(turn(context, "Look up linkage").context()).as("an Error too")
+					.containsEntry(MantleHooks.OUTCOME, "awaiting_approval");
 				assertThat(this.tools.calls).containsExactly("lookup 7-checked");
 			});
 	}

@@ -179,6 +179,41 @@ class HostileInputTests {
 			});
 	}
 
+	@Test
+	void modelArgumentsNestedTooDeepForAPayloadEndTheTurnWithoutRunningTheTool() {
+		String deep = "{\"id\":\"A1\",\"x\":" + "{\"k\":".repeat(100) + "1" + "}".repeat(100) + "}";
+		// with tool-call hooks, with only a tool-result hook, and with only approvals on
+		List<ApplicationContextRunner> runners = List.of(this.contextRunner.withBean("batchHooks", BatchHooks.class),
+				this.contextRunner.withBean("resultHook", ResultHook.class),
+				this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=refund"));
+		for (ApplicationContextRunner runner : runners) {
+			this.openAi.clear();
+			this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", deep)), Reply.text("Done."));
+			runner.run((context) -> {
+				BatchTools tools = new BatchTools();
+				ChatClientResponse response = ChatTestSupport.chatClient(context)
+					.prompt()
+					.user("Look up A1")
+					.tools(tools)
+					.call()
+					.chatClientResponse();
+				assertThat(response.chatResponse().getResult().getOutput().getText()).isEqualTo(TOOL_ERROR);
+				assertThat(response.context()).containsEntry(MantleHooks.OUTCOME, "hook_error")
+					.doesNotContainKey(MantleHooks.APPROVAL_ID);
+				assertThat(tools.calls).isEmpty();
+				assertThat(this.openAi.requests()).hasSize(1);
+			});
+		}
+	}
+
+	static class ResultHook {
+
+		@OnToolResult
+		void audit(ToolResultPayload result) {
+		}
+
+	}
+
 	static class BadSettingsHook {
 
 		volatile int next;

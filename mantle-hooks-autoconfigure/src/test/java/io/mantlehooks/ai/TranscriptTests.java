@@ -138,7 +138,8 @@ class TranscriptTests {
 		});
 		assertThat(output).contains("Could not write the user message of turn ")
 			.contains("Could not write the assistant message of turn ")
-			.contains("database is down");
+			.contains("database is down")
+			.contains("org/example/jdbc/Driver");
 	}
 
 	@Test
@@ -191,6 +192,10 @@ class TranscriptTests {
 		@Override
 		public void append(TranscriptEntry entry) {
 			this.turnIds.add(entry.turnId());
+			if (entry.role() == TranscriptRole.ASSISTANT) {
+				// a store may fail with an Error too, e.g. a driver class missing
+				throw new NoClassDefFoundError("org/example/jdbc/Driver");
+			}
 			throw new IllegalStateException("database is down");
 		}
 

@@ -172,7 +172,7 @@ class TurnConsoleTests {
 		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=wipe")
 			.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().toolCall("wipe", "{}"))
 			.withBean(ApprovalResumer.class, () -> (approval, approved, reason) -> {
-				throw new IllegalStateException("secret internals");
+				throw new NoClassDefFoundError("secret/Internals");
 			})
 			.run((context) -> {
 				ChatClientResponse paused = context.getBean(ChatClient.Builder.class)

@@ -64,7 +64,7 @@ final class ApprovalStage {
 		try {
 			return approvals.claim(id, turn);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			turn.scope()
 				.run(() -> logger.warn("Could not claim the batch '" + id + "' waiting for approval; nothing runs",
 						ex));

@@ -72,7 +72,7 @@ final class TranscriptRecorder {
 			store.append(new TranscriptEntry(conversationOf(turn), turn.id(), turn.senderId(), turn.channel().name(),
 					role, text, discarded, outcome, at));
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			turn.scope()
 				.run(() -> logger.warn("Could not write the " + role.name().toLowerCase() + " message of turn "
 						+ turn.id() + " to the transcript; the turn goes on", ex));

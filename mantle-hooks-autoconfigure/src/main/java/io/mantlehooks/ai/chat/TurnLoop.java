@@ -139,7 +139,7 @@ final class TurnLoop {
 		try {
 			return (approvals != null) ? approvals.pause(state.turn(), batch) : null;
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			state.turn()
 				.scope()
 				.run(() -> logger.warn("Could not store a tool-call batch for approval; nothing in it runs", ex));
@@ -188,7 +188,7 @@ final class TurnLoop {
 				approvals.forget(approvalId);
 			}
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			state.turn()
 				.scope()
 				.run(() -> logger.warn("Could not drop the batch '" + approvalId

@@ -82,7 +82,7 @@ public final class ToolApprovals {
 		try {
 			return this.policy.requiresApproval(call);
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			// when in doubt, a person decides
 			logger.warn("ToolApprovalPolicy failed for a call of tool '" + call.toolName()
 					+ "'; the call waits for approval", ex);

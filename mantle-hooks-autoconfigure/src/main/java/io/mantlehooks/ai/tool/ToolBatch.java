@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.PayloadTooDeepException;
 import io.mantlehooks.RetryModel;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
@@ -132,8 +133,13 @@ public final class ToolBatch {
 			return preflight(turn, calls, offered, preflight, 0).then((stopped) -> (stopped != null)
 					? Step.done(stopped) : gateThenDispatch(turn, history, options, response, output, preflight));
 		}
-		calls.forEach((call) -> preflight.accept(call, Map.of(),
-				turn.toolCall(call.name(), ToolArguments.parse(call.arguments()))));
+		for (AssistantMessage.ToolCall call : calls) {
+			ToolCallPayload payload = payloadOf(turn, call, ToolArguments.parse(call.arguments()));
+			if (payload == null) {
+				return Step.done(tooDeep(call));
+			}
+			preflight.accept(call, Map.of(), payload);
+		}
 		return gateThenDispatch(turn, history, options, response, output, preflight);
 	}
 
@@ -201,6 +207,26 @@ public final class ToolBatch {
 	}
 
 	/**
+	 * The model's call as a payload, or {@code null} when its arguments nest deeper than
+	 * payloads accept: then no hook, policy or tool can judge it, and nothing in the
+	 * batch runs.
+	 */
+	private static @Nullable ToolCallPayload payloadOf(Turn turn, AssistantMessage.ToolCall call,
+			Map<String, Object> arguments) {
+		try {
+			return turn.toolCall(call.name(), arguments);
+		}
+		catch (PayloadTooDeepException ex) {
+			return null;
+		}
+	}
+
+	private static BatchOutcome.Closed tooDeep(AssistantMessage.ToolCall call) {
+		return new BatchOutcome.Closed(
+				"the model's arguments for tool '" + call.name() + "' nest deeper than hook payloads accept");
+	}
+
+	/**
 	 * The tool-call hooks of call {@code index} and those after it; the first retry or
 	 * failure ends the preflight, and nothing in the batch runs.
 	 */
@@ -211,7 +237,10 @@ public final class ToolBatch {
 		}
 		AssistantMessage.ToolCall call = calls.get(index);
 		Map<String, Object> arguments = ToolArguments.parse(call.arguments());
-		ToolCallPayload payload = turn.toolCall(call.name(), arguments);
+		ToolCallPayload payload = payloadOf(turn, call, arguments);
+		if (payload == null) {
+			return Step.done(tooDeep(call));
+		}
 		return HookSteps.run(this.hooks, HookPoint.TOOL_CALL, payload, turn).then((result) -> {
 			if (result instanceof ModifyResult.Signalled<ToolCallPayload> signalled
 					&& signalled.signal() instanceof RetryModel retry) {
