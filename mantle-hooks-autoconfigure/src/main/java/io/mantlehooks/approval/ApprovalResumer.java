@@ -1,5 +1,7 @@
 package io.mantlehooks.approval;
 
+import org.springframework.ai.chat.client.ChatClientResponse;
+
 /**
  * Resumes a paused turn the way the application resumes its conversations, for tools that
  * decide outside the chat (the turn console's Approve and Deny buttons). Only the
@@ -11,6 +13,7 @@ package io.mantlehooks.approval;
  * <pre class="code">
  * &#64;Bean
  * ApprovalResumer approvalResumer(ShopAssistant assistant) {
+ *     // assistant.decide calls the conversation's ChatClient with approve(id) or deny(id, reason)
  *     return (approval, approved, reason) -&gt; assistant.decide(approval, approved, reason);
  * }
  * </pre>
@@ -19,12 +22,14 @@ package io.mantlehooks.approval;
 public interface ApprovalResumer {
 
 	/**
-	 * Resume the turn that paused for this batch.
-	 * @param approval the batch, still waiting (the resumed turn claims it)
+	 * Resume the turn that paused for this batch, with a {@code .call()}.
+	 * @param approval the batch, still waiting when the console looked (the resumed turn
+	 * claims it, so another decision may have won in between)
 	 * @param approved whether to run it
 	 * @param reason why it was declined, {@code ""} when approved
-	 * @return the reply the resumed turn gave
+	 * @return the resumed turn's response: the console reports its {@code mantle.outcome}
+	 * (e.g. {@code approval_not_found} when another decision won) and shows its reply
 	 */
-	String resume(PendingApproval approval, boolean approved, String reason);
+	ChatClientResponse resume(PendingApproval approval, boolean approved, String reason);
 
 }

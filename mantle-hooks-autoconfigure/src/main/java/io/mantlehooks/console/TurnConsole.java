@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ai.tool.StoredBatchCodec;
 import io.mantlehooks.approval.ApprovalResumer;
 import io.mantlehooks.approval.ApprovalStore;
@@ -15,7 +16,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.model.ChatResponse;
 
 /**
  * What the turn console shows and does: recent turns from the {@link TurnRecorder}, each
@@ -101,14 +104,33 @@ public final class TurnConsole {
 			return new Decision("approval_not_found", null);
 		}
 		try {
-			String reply = this.resumer.resume(approval, approved, (reason != null) ? reason : "");
-			return new Decision(approved ? "approved" : "denied", this.recorder.includesText() ? reply : null);
+			ChatClientResponse resumed = this.resumer.resume(approval, approved, (reason != null) ? reason : "");
+			return new Decision(outcomeOf(resumed, approved), this.recorder.includesText() ? replyOf(resumed) : null);
 		}
 		catch (RuntimeException | Error ex) {
 			// the console shows a generic outcome; the log has the reason
 			logger.warn("Resuming approval " + approvalId + " from the turn console failed", ex);
 			return new Decision("error", null);
 		}
+	}
+
+	/**
+	 * What the decision did, from the resumed turn's outcome: a turn that claimed the
+	 * batch ends without one (or pauses again for a later batch); otherwise it says why
+	 * nothing was decided, e.g. {@code approval_not_found} when another decision claimed
+	 * it first.
+	 */
+	private static String outcomeOf(@Nullable ChatClientResponse resumed, boolean approved) {
+		Object outcome = (resumed != null) ? resumed.context().get(MantleHooks.OUTCOME) : null;
+		if (outcome == null || "awaiting_approval".equals(outcome)) {
+			return approved ? "approved" : "denied";
+		}
+		return String.valueOf(outcome);
+	}
+
+	private static @Nullable String replyOf(@Nullable ChatClientResponse resumed) {
+		ChatResponse response = (resumed != null) ? resumed.chatResponse() : null;
+		return (response != null && response.getResult() != null) ? response.getResult().getOutput().getText() : null;
 	}
 
 	private @Nullable ApprovalView approval(RecordedTurn turn) {
@@ -201,7 +223,9 @@ public final class TurnConsole {
 	 * What a decision did.
 	 *
 	 * @param outcome {@code approved}, {@code denied}, {@code approval_not_found},
-	 * {@code unsupported} (no {@link ApprovalResumer}) or {@code error}
+	 * {@code unsupported} (no {@link ApprovalResumer}), {@code error} (the resumer
+	 * failed) or the resumed turn's {@code mantle.outcome} when it decided nothing (e.g.
+	 * {@code rejected})
 	 * @param reply the resumed turn's reply, only when texts are included
 	 */
 	public record Decision(String outcome, @Nullable String reply) {

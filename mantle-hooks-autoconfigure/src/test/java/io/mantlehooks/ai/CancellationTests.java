@@ -10,14 +10,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
+import io.mantlehooks.Channel;
+import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.Stalls;
 import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.transcript.InMemoryTranscriptStore;
+import io.mantlehooks.transcript.TranscriptEntry;
+import io.mantlehooks.transcript.TranscriptRole;
+import io.mantlehooks.transcript.TranscriptStore;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -39,6 +47,7 @@ import org.springframework.core.Ordered;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -160,6 +169,84 @@ class CancellationTests {
 			.collect(Collectors.toSet());
 	}
 
+	@Test
+	void aStreamCancelledWhileItsReplyIsWrittenToTheTranscriptWritesItOnce() {
+		this.contextRunner.withPropertyValues("mantle.hooks.transcript.enabled=true")
+			.withBean(SlowTranscript.class)
+			.run((context) -> {
+				SlowTranscript transcript = context.getBean(SlowTranscript.class);
+				Disposable subscription = chatClient(context).prompt()
+					.user("Hi")
+					.advisors(MantleHooks.identity("u-slow", Channel.of("web")))
+					.stream()
+					.content()
+					.subscribe();
+				// the whole reply arrived; the caller leaves while it is being written
+				assertThat(transcript.writingReply.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+				subscription.dispose();
+				await().during(Duration.ofMillis(600))
+					.atMost(WAIT)
+					.untilAsserted(() -> assertThat(transcript.find("u-slow"))
+						.extracting(TranscriptEntry::role, TranscriptEntry::text, TranscriptEntry::outcome)
+						.containsExactly(tuple(TranscriptRole.USER, "Hi", null),
+								tuple(TranscriptRole.ASSISTANT, "word0 word1 word2 word3 word4 ", null)));
+			});
+	}
+
+	@Test
+	void aStormOfCancelledStreamsKeepsEveryTranscriptEntryOnceAndRejectedPairsWhole() throws InterruptedException {
+		this.contextRunner.withPropertyValues("mantle.hooks.transcript.enabled=true")
+			.withBean("spamGuard", SpamGuard.class)
+			.run((context) -> {
+				int turns = 300;
+				Random random = new Random(7);
+				CountDownLatch ended = new CountDownLatch(turns);
+				for (int i = 0; i < turns; i++) {
+					String text = ((i % 4) == 0) ? "spam " + i : "turn " + i;
+					Disposable subscription = chatClient(context).prompt()
+						.user(text)
+						.advisors(MantleHooks.identity("u-" + i, Channel.of("web")))
+						.stream()
+						.content()
+						.doFinally((signal) -> ended.countDown())
+						.subscribe();
+					if ((i % 3) != 0) {
+						Mono.delay(Duration.ofMillis(random.nextInt(80))).subscribe((tick) -> subscription.dispose());
+					}
+				}
+				assertThat(ended.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+				TranscriptStore store = context.getBean(TranscriptStore.class);
+				await().atMost(WAIT)
+					.until(() -> context.getBean(HookRegistry.class)
+						.hooks()
+						.stream()
+						.allMatch((hook) -> hook.inFlight() == 0));
+				// late cancel writes land on the hook executor: let them
+				await().during(Duration.ofMillis(300)).atMost(WAIT).until(() -> true);
+				for (int i = 0; i < turns; i++) {
+					List<TranscriptEntry> entries = store.find("u-" + i);
+					String user = ((i % 4) == 0) ? "spam " + i : "turn " + i;
+					assertThat(entries).as("turn %d", i).hasSizeLessThanOrEqualTo(2);
+					assertThat(entries).filteredOn((entry) -> entry.role() == TranscriptRole.USER)
+						.as("turn %d", i)
+						.hasSizeLessThanOrEqualTo(1)
+						.allSatisfy((entry) -> assertThat(entry.text()).isEqualTo(user));
+					if (!entries.isEmpty()) {
+						assertThat(entries.get(0).role()).as("turn %d: the user's message first", i)
+							.isEqualTo(TranscriptRole.USER);
+					}
+					if ((i % 4) == 0 && !entries.isEmpty()) {
+						assertThat(entries).as("turn %d: the rejected pair, whole", i)
+							.extracting(TranscriptEntry::role, TranscriptEntry::discarded)
+							.containsExactly(tuple(TranscriptRole.USER, true), tuple(TranscriptRole.ASSISTANT, true));
+					}
+					if ((i % 3) == 0) {
+						assertThat(entries).as("turn %d ran to the end", i).hasSize(2);
+					}
+				}
+			});
+	}
+
 	private static ChatClient chatClient(AssertableApplicationContext context) {
 		return ChatTestSupport.chatClient(context);
 	}
@@ -182,6 +269,46 @@ class CancellationTests {
 		@Override
 		public int getOrder() {
 			return Ordered.HIGHEST_PRECEDENCE + 150;
+		}
+
+	}
+
+	static class SpamGuard {
+
+		@ModifyIncomingMessage
+		IncomingMessagePayload guard(IncomingMessagePayload message) {
+			if (message.text().startsWith("spam")) {
+				throw new HookRejection("spam");
+			}
+			return message;
+		}
+
+	}
+
+	/** A transcript whose first reply write takes a while, and says when it starts. */
+	static class SlowTranscript implements TranscriptStore {
+
+		final CountDownLatch writingReply = new CountDownLatch(1);
+
+		private final TranscriptStore entries = new InMemoryTranscriptStore();
+
+		@Override
+		public void append(TranscriptEntry entry) {
+			if (entry.role() == TranscriptRole.ASSISTANT && this.writingReply.getCount() > 0) {
+				this.writingReply.countDown();
+				Stalls.sleep(300);
+			}
+			this.entries.append(entry);
+		}
+
+		@Override
+		public List<TranscriptEntry> find(String conversationId) {
+			return this.entries.find(conversationId);
+		}
+
+		@Override
+		public void delete(String conversationId) {
+			this.entries.delete(conversationId);
 		}
 
 	}

@@ -2,6 +2,10 @@ package io.mantlehooks.ai;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.Stalls;
@@ -12,6 +16,7 @@ import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.OnTurnFinished;
 import io.mantlehooks.approval.ApprovalResumer;
+import io.mantlehooks.approval.PendingApproval;
 import io.mantlehooks.autoconfigure.MantleHooksConsoleAutoConfiguration;
 import io.mantlehooks.autoconfigure.MantleHooksEndpoint;
 import io.mantlehooks.autoconfigure.MantleHooksProperties;
@@ -192,6 +197,34 @@ class TurnConsoleTests {
 	}
 
 	@Test
+	void twoDecisionsAtOnceRunTheBatchOnceAndTheOtherIsToldItWasNotFound() {
+		this.contextRunner
+			.withPropertyValues("mantle.hooks.approvals.tools=wipe", "mantle.hooks.console.include-text=true")
+			.withBean(ScriptedChatModel.class,
+					() -> new ScriptedChatModel().toolCall("wipe", "{}").otherwise((prompt) -> "All wiped."))
+			.withBean(RacingResumer.class)
+			.run((context) -> {
+				RacingResumer resumer = context.getBean(RacingResumer.class);
+				ChatClientResponse paused = resumer.chat("wipe it", (spec) -> {
+				});
+				String approvalId = (String) paused.context().get(MantleHooks.APPROVAL_ID);
+				TurnConsole console = context.getBean(TurnConsole.class);
+				// both operators see it waiting, both press Approve
+				List<CompletableFuture<TurnConsole.Decision>> decisions = List.of(
+						CompletableFuture.supplyAsync(() -> console.decide(approvalId, true, null)),
+						CompletableFuture.supplyAsync(() -> console.decide(approvalId, true, null)));
+				List<TurnConsole.Decision> decided = decisions.stream().map(CompletableFuture::join).toList();
+				assertThat(decided).extracting(TurnConsole.Decision::outcome)
+					.containsExactlyInAnyOrder("approved", "approval_not_found");
+				assertThat(decided).filteredOn((decision) -> decision.outcome().equals("approved"))
+					.singleElement()
+					.extracting(TurnConsole.Decision::reply)
+					.isEqualTo("All wiped.");
+				assertThat(resumer.tools.wiped).hasValue(1);
+			});
+	}
+
+	@Test
 	void withoutAnObservationRegistryTheConsoleSaysItCannotRecord(
 			org.springframework.boot.test.system.CapturedOutput output) {
 		new ApplicationContextRunner().withConfiguration(ChatTestSupport.mantleConfigurations())
@@ -264,9 +297,51 @@ class TurnConsoleTests {
 
 	static class WipeTools {
 
+		final AtomicInteger wiped = new AtomicInteger();
+
 		@Tool(description = "wipe everything")
 		String wipe() {
+			this.wiped.incrementAndGet();
 			return "wiped";
+		}
+
+	}
+
+	/**
+	 * Resumes through the application's chat client; both resumers wait for each other,
+	 * so both decisions pass the console's look-up before either claims the batch.
+	 */
+	static class RacingResumer implements ApprovalResumer {
+
+		final WipeTools tools = new WipeTools();
+
+		private final ChatClient chatClient;
+
+		private final CyclicBarrier together = new CyclicBarrier(2);
+
+		RacingResumer(ChatClient.Builder builder) {
+			this.chatClient = builder.build();
+		}
+
+		ChatClientResponse chat(String text, java.util.function.Consumer<ChatClient.AdvisorSpec> advisors) {
+			return this.chatClient.prompt()
+				.user(text)
+				.tools(this.tools)
+				.advisors(MantleHooks.identity("u-9", io.mantlehooks.Channel.of("rest")))
+				.advisors(advisors)
+				.call()
+				.chatClientResponse();
+		}
+
+		@Override
+		public ChatClientResponse resume(PendingApproval approval, boolean approved, String reason) {
+			try {
+				this.together.await(10, TimeUnit.SECONDS);
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+			return chat("Approved in the console.", MantleHooks.approve(approval.id()));
 		}
 
 	}

@@ -20,8 +20,7 @@ class ConsoleApprovals {
 			Conversation conversation = new Conversation(approval.conversationId(), approval.senderId(),
 					approval.channel());
 			String words = approved ? "Approved in the turn console." : "Declined in the turn console.";
-			return ChatController.ChatReply.of(assistant.decide(conversation, approval.id(), approved, words, reason))
-				.reply();
+			return assistant.decide(conversation, approval.id(), approved, words, reason);
 		};
 	}
 

@@ -2,6 +2,7 @@ package io.mantlehooks.ai.chat;
 
 import java.time.Instant;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.mantlehooks.TurnStatus;
@@ -256,39 +257,30 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 		if (!this.transcript.records()) {
 			return turnStream;
 		}
-		if (start.reply() != null) {
-			return turnStream.collectList().flatMapMany((replies) -> Mono.fromRunnable(() -> {
-				if (!replies.isEmpty()) {
-					recordEnded(turn, start, replies.get(replies.size() - 1), startedAt);
+		ChatClientResponse known = start.reply();
+		if (known != null) {
+			// the turn ended before the chain (a rejected message or approval): the pair
+			// is
+			// known, and is kept even when the caller cancels before it arrives
+			ChatClientResponse reply = TurnContexts.leave(known, turn, start.outcome());
+			AtomicBoolean written = new AtomicBoolean();
+			Runnable record = () -> {
+				if (written.compareAndSet(false, true)) {
+					recordEnded(turn, start, reply, startedAt);
 				}
-			}).subscribeOn(this.writes).thenMany(Flux.fromIterable(replies)));
+			};
+			return Mono.fromRunnable(record)
+				.subscribeOn(this.writes)
+				.thenMany(turnStream)
+				.doOnCancel(() -> this.executor.execute(record));
 		}
-		StringBuilder received = new StringBuilder();
-		AtomicReference<@Nullable String> outcome = new AtomicReference<>();
-		Mono<Void> user = Mono
-			.<Void>fromRunnable(() -> this.transcript.user(turn, start.userText(), false, null, startedAt))
-			.subscribeOn(this.writes);
-		Mono<ChatClientResponse> reply = Mono.<ChatClientResponse>fromRunnable(() -> {
-			synchronized (received) {
-				this.transcript.assistant(turn, received.toString(), false, outcome.get());
-			}
-		}).subscribeOn(this.writes);
-		return user.thenMany(turnStream).doOnNext((chunk) -> {
-			String text = text(chunk);
-			synchronized (received) {
-				if (text != null) {
-					received.append(text);
-				}
-			}
-			String chunkOutcome = outcome(chunk);
-			if (chunkOutcome != null) {
-				outcome.set(chunkOutcome);
-			}
-		}).concatWith(reply).doOnCancel(() -> this.executor.execute(() -> {
-			synchronized (received) {
-				this.transcript.assistant(turn, received.toString(), false, TurnObservationContext.CANCELLED);
-			}
-		}));
+		StreamedTranscript transcript = new StreamedTranscript(this.transcript, turn, start.userText(), startedAt);
+		return Mono.fromRunnable(transcript::user)
+			.subscribeOn(this.writes)
+			.thenMany(turnStream)
+			.doOnNext((chunk) -> transcript.received(text(chunk), outcome(chunk)))
+			.concatWith(Mono.<ChatClientResponse>fromRunnable(transcript::completed).subscribeOn(this.writes))
+			.doOnCancel(() -> this.executor.execute(transcript::cancelled));
 	}
 
 	private static Flux<ChatClientResponse> stream(Start start, StreamAdvisorChain chain, Turn turn,
