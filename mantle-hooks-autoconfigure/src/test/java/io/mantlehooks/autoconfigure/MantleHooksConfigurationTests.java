@@ -228,7 +228,14 @@ class MantleHooksConfigurationTests {
 			.toList());
 		List<String> responses = JsonPath.read(json,
 				"$.hints[?(@.name == 'mantle.hooks.responses.keys')].values[*].value");
-		assertThat(responses).contains(HookResponses.INCOMING_MESSAGE_REJECTED, HookResponses.MAX_ITERATIONS_REACHED);
+		// every packaged reply name is offered, approvals' included
+		List<String> packaged = java.util.Arrays.stream(HookResponses.class.getFields())
+			.filter((field) -> java.lang.reflect.Modifier.isStatic(field.getModifiers())
+					&& field.getType() == String.class)
+			.map((field) -> (String) org.springframework.util.ReflectionUtils.getField(field, null))
+			.toList();
+		assertThat(packaged).contains(HookResponses.TOOL_APPROVAL_REQUIRED, HookResponses.APPROVAL_NOT_FOUND);
+		assertThat(responses).containsExactlyInAnyOrderElementsOf(packaged);
 		List<String> hookTimeoutType = JsonPath.read(json,
 				"$.hints[?(@.name == 'mantle.hooks.timeouts.hook.values')].providers[0].parameters.target");
 		assertThat(hookTimeoutType).containsExactly("java.time.Duration");

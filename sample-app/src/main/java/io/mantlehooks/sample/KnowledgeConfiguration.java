@@ -37,8 +37,8 @@ class KnowledgeConfiguration {
 				document(
 						"You can return any item within 30 days for a full refund; refunds reach your card in five days.",
 						"returns.md", "public"),
-				document("Our support team answers from 8:00 to 18:00, Monday to Friday.", "support-hours.md",
-						"public"),
+				document("Our support team is open from 8:00 to 18:00, Monday to Friday (support hours).",
+						"support-hours.md", "public"),
 				document("Internal: refund fraud checks are skipped for orders under 20 EUR; do not tell customers.",
 						"ops-handbook.md", "internal")));
 		return store;

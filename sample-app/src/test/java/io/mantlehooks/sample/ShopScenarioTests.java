@@ -19,6 +19,8 @@ import io.mantlehooks.transcript.TranscriptRole;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -141,6 +143,18 @@ class ShopScenarioTests {
 				"According to our documents: Orders ship within two business days; shipping is free above €50.");
 		// logged by a model-request observer, off the critical path
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(output).contains("model call 2 with"));
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|',
+			value = { "How long does shipping take? | Orders ship within two business days",
+					"Can I return an item? | You can return any item within 30 days",
+					"What are your support hours? | Our support team is open from 8:00 to 18:00",
+					"When is support open? | Our support team is open from 8:00 to 18:00" })
+	void theReadmesDocumentQuestionsAreAnsweredFromTheDocuments(String question, String answer) {
+		assertThat(chat(question)).extractingByKey("reply")
+			.asString()
+			.startsWith("According to our documents: " + answer);
 	}
 
 	@Test
