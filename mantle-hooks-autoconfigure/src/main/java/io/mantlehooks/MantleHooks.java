@@ -69,6 +69,12 @@ public final class MantleHooks {
 	/** Advisor param: why the user declined, told to the model. */
 	public static final String DENY_REASON = "mantle.deny_reason";
 
+	/**
+	 * The longest reason for declining a paused batch, in characters: the reason goes to
+	 * the model as the declined calls' result.
+	 */
+	public static final int MAX_DENY_REASON_LENGTH = 1_000;
+
 	private MantleHooks() {
 	}
 
@@ -117,12 +123,15 @@ public final class MantleHooks {
 	 * Return an advisor spec customizer that declines a paused tool-call batch: no tool
 	 * runs; the model is told the user declined, and why, and answers.
 	 * @param approvalId the {@link #APPROVAL_ID} of the paused turn
-	 * @param reason why the user declined, told to the model
+	 * @param reason why the user declined, told to the model; at most
+	 * {@value #MAX_DENY_REASON_LENGTH} characters
 	 * @return the customizer to pass to {@code ChatClientRequestSpec.advisors(...)}
 	 */
 	public static Consumer<ChatClient.AdvisorSpec> deny(String approvalId, String reason) {
 		Assert.hasText(approvalId, "'approvalId' must not be empty");
 		Assert.notNull(reason, "'reason' must not be null");
+		Assert.isTrue(reason.length() <= MAX_DENY_REASON_LENGTH, () -> "'reason' must be at most "
+				+ MAX_DENY_REASON_LENGTH + " characters (was " + reason.length() + ")");
 		return (spec) -> spec.param(DENY, approvalId).param(DENY_REASON, reason);
 	}
 

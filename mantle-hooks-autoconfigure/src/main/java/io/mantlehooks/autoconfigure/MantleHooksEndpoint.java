@@ -8,6 +8,7 @@ import java.util.Map;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
@@ -15,6 +16,7 @@ import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.VirtualHookExecutor;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -99,12 +101,18 @@ public class MantleHooksEndpoint {
 	 * @param section {@code approvals}
 	 * @param id the approval id
 	 * @param approve whether to run the batch
-	 * @param reason why it was declined
+	 * @param reason why it was declined, at most
+	 * {@value io.mantlehooks.MantleHooks#MAX_DENY_REASON_LENGTH} characters (else 400)
 	 * @return what happened, {@code null} (404) when the console is off
 	 */
 	@WriteOperation
 	public TurnConsole.@Nullable Decision decide(@Selector String section, @Selector String id, boolean approve,
 			@Nullable String reason) {
+		if (reason != null && reason.length() > MantleHooks.MAX_DENY_REASON_LENGTH) {
+			throw new InvalidEndpointRequestException(
+					"'reason' must be at most " + MantleHooks.MAX_DENY_REASON_LENGTH + " characters",
+					"reason too long");
+		}
 		return ("approvals".equals(section) && this.console != null) ? this.console.decide(id, approve, reason) : null;
 	}
 

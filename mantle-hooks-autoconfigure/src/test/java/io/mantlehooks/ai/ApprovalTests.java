@@ -29,6 +29,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -93,6 +94,33 @@ class ApprovalTests {
 			assertThat(this.openAi.messages(1)).containsExactly("user: Refund order 42",
 					"assistant: [lookup({\"id\":\"42-checked\"}), refund({\"id\":\"42-checked\"})]",
 					"tool: \"42-checked found\"", "tool: \"42-checked refunded\"");
+		});
+	}
+
+	@Test
+	void aReasonIsShortTextOrNothing() {
+		assertThatIllegalArgumentException().isThrownBy(() -> MantleHooks.deny("a-1", "x".repeat(1_001)))
+			.withMessage("'reason' must be at most 1000 characters (was 1001)");
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")), Reply.text("Alright."));
+		this.contextRunner.run((context) -> {
+			String approvalId = (String) turn(context, "Refund order 42").context().get(MantleHooks.APPROVAL_ID);
+			// set directly, past deny(): a structure nested 10,000 deep is not rendered
+			ChatClientResponse answered = context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+				.build()
+				.prompt()
+				.user("No")
+				.tools(this.tools)
+				.advisors(ChatTestSupport.memory(this.memory, CONVERSATION))
+				.advisors((spec) -> spec.param(MantleHooks.DENY, approvalId)
+					.param(MantleHooks.DENY_REASON, FaultyHooks.deep()))
+				.call()
+				.chatClientResponse();
+			assertThat(text(answered)).isEqualTo("Alright.");
+			assertThat(this.tools.calls).isEmpty();
+			assertThat(this.openAi.messages(1)).last()
+				.asString()
+				.contains("The user declined this action")
+				.doesNotContain("{k=");
 		});
 	}
 

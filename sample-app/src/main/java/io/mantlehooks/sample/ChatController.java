@@ -88,6 +88,10 @@ class ChatController {
 		String message = (request.message() != null) ? message(request.message())
 				: (approved ? "Yes, go ahead." : "No, don't.");
 		String reason = (request.reason() != null) ? request.reason() : "";
+		if (reason.length() > MantleHooks.MAX_DENY_REASON_LENGTH) {
+			throw new IllegalArgumentException(
+					"'reason' must be at most " + MantleHooks.MAX_DENY_REASON_LENGTH + " characters");
+		}
 		return ChatReply.of(this.assistant.decide(conversation, approvalId, approved, message, reason));
 	}
 

@@ -90,6 +90,14 @@ class ConsolePrivacyTests {
 			.toBodilessEntity()
 			.getStatusCode()
 			.value()).isEqualTo(400);
+		assertThat(http.post()
+			.uri("/actuator/mantlehooks/approvals/nope")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("approve", false, "reason", "x".repeat(1_001)))
+			.retrieve()
+			.toBodilessEntity()
+			.getStatusCode()
+			.value()).as("a reason too long").isEqualTo(400);
 	}
 
 	private static void assertNoText(String json) {

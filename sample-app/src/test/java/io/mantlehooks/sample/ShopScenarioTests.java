@@ -212,7 +212,58 @@ class ShopScenarioTests {
 			.retrieve()
 			.toEntity(Map.class);
 		assertThat(badId.getStatusCode().value()).isEqualTo(400);
+		var tooLong = this.http.post()
+			.uri("/api/chat")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("conversationId", this.conversation, "message", "x".repeat(2_001)))
+			.retrieve()
+			.toEntity(Map.class);
+		assertThat(tooLong.getStatusCode().value()).isEqualTo(400);
+		assertThat(tooLong.getBody()).containsEntry("detail", "'message' must be at most 2000 characters");
+		var deep = this.http.post()
+			.uri("/api/chat")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body("{\"conversationId\":\"" + this.conversation + "\",\"message\":" + "[".repeat(10_000)
+					+ "]".repeat(10_000) + "}")
+			.retrieve()
+			.toEntity(Map.class);
+		assertThat(deep.getStatusCode().value()).as("a body nested 10,000 deep").isEqualTo(400);
 		assertThat(this.chatMemory.get(this.conversation)).isEmpty();
+	}
+
+	@Test
+	void badDecisionsGetAClearErrorAndRunNothing() {
+		Map<String, Object> paused = chat("Refund 30 EUR for order 42");
+		String approvalId = (String) paused.get("approvalId");
+		int refunds = this.tools.refunds().size();
+		Map<String, Map<String, Object>> bodies = Map.of("'approve' must be true or false",
+				Map.of("conversationId", this.conversation), "'channel' must be 'web' or 'rest'",
+				Map.of("conversationId", this.conversation, "approve", true, "channel", "fax"),
+				"'reason' must be at most 1000 characters",
+				Map.of("conversationId", this.conversation, "approve", false, "reason", "x".repeat(1_001)),
+				"The body must be a JSON object with the documented fields only",
+				Map.of("conversationId", this.conversation, "approve", true, "mantle.resume", "yes"));
+		bodies.forEach((detail, body) -> {
+			var refused = this.http.post()
+				.uri("/api/approvals/{id}", approvalId)
+				.contentType(MediaType.APPLICATION_JSON)
+				.body(body)
+				.retrieve()
+				.toEntity(Map.class);
+			assertThat(refused.getStatusCode().value()).as(detail).isEqualTo(400);
+			assertThat(refused.getBody()).as(detail).containsEntry("detail", detail);
+		});
+		var badId = this.http.post()
+			.uri("/api/approvals/{id}", "x$y")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("conversationId", this.conversation, "approve", true))
+			.retrieve()
+			.toEntity(Map.class);
+		assertThat(badId.getStatusCode().value()).isEqualTo(400);
+		assertThat(this.tools.refunds()).hasSize(refunds);
+		// still waiting: a good decision runs it
+		assertThat(decide(approvalId, true)).containsEntry("outcome", "completed");
+		assertThat(this.tools.refunds()).hasSize(refunds + 1);
 	}
 
 	@Test

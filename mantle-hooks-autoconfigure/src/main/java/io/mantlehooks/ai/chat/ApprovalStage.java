@@ -47,8 +47,7 @@ final class ApprovalStage {
 			return Step.done(start);
 		}
 		String id = (approve != null) ? approve : deny;
-		String reason = (approve != null) ? ""
-				: String.valueOf(request.context().getOrDefault(MantleHooks.DENY_REASON, ""));
+		String reason = (approve != null) ? "" : reason(request.context().get(MantleHooks.DENY_REASON));
 		ToolApprovals approvals = this.approvals;
 		if (approvals == null) {
 			return notFound(turn, start, "approvals are not configured");
@@ -83,6 +82,19 @@ final class ApprovalStage {
 		Map<String, @Nullable Object> context = new HashMap<>(request.context());
 		context.put(Resume.KEY, resume);
 		return new ChatClientRequest(request.prompt(), context);
+	}
+
+	/**
+	 * The reason as set by {@code MantleHooks.deny}; a param set some other way is used
+	 * only when it is text, and cut to the longest reason {@code deny} accepts (never
+	 * rendered: a deeply nested object would exhaust the stack).
+	 */
+	private static String reason(@Nullable Object value) {
+		if (!(value instanceof String reason)) {
+			return "";
+		}
+		return (reason.length() > MantleHooks.MAX_DENY_REASON_LENGTH)
+				? reason.substring(0, MantleHooks.MAX_DENY_REASON_LENGTH) : reason;
 	}
 
 	private static @Nullable String text(@Nullable Object value) {
