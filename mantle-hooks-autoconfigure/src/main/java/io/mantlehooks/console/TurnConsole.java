@@ -138,11 +138,20 @@ public final class TurnConsole {
 			return null;
 		}
 		Instant now = this.clock.instant();
-		PendingApproval pending = this.approvals.find(turn.approvalId(), now).orElse(null);
+		PendingApproval pending;
+		List<AssistantMessage.ToolCall> calls;
+		try {
+			pending = this.approvals.find(turn.approvalId(), now).orElse(null);
+			calls = (pending != null) ? StoredBatchCodec.read(pending.batch()).output().getToolCalls() : List.of();
+		}
+		catch (RuntimeException | Error ex) {
+			// a store that is down or a row that cannot be read: the turn is still shown
+			logger.warn("Could not read approval " + turn.approvalId() + " for the turn console", ex);
+			return new ApprovalView(turn.approvalId(), false, null, List.of());
+		}
 		if (pending == null) {
 			return new ApprovalView(turn.approvalId(), false, null, List.of());
 		}
-		List<AssistantMessage.ToolCall> calls = StoredBatchCodec.read(pending.batch()).output().getToolCalls();
 		List<String> described = calls.stream()
 			.map((call) -> this.recorder.includesText() ? call.name() + " " + call.arguments() : call.name())
 			.toList();

@@ -1,7 +1,9 @@
 package io.mantlehooks.ai;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +18,8 @@ import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.OnTurnFinished;
 import io.mantlehooks.approval.ApprovalResumer;
+import io.mantlehooks.approval.ApprovalStore;
+import io.mantlehooks.approval.InMemoryApprovalStore;
 import io.mantlehooks.approval.PendingApproval;
 import io.mantlehooks.autoconfigure.MantleHooksConsoleAutoConfiguration;
 import io.mantlehooks.autoconfigure.MantleHooksEndpoint;
@@ -36,6 +40,7 @@ import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -197,6 +202,30 @@ class TurnConsoleTests {
 	}
 
 	@Test
+	void aStoreThatCannotBeReadStillShowsTheTurn(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=wipe")
+			.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().toolCall("wipe", "{}"))
+			.withBean(ApprovalStore.class, UnreadableApprovals::new)
+			.run((context) -> {
+				ChatClientResponse paused = context.getBean(ChatClient.Builder.class)
+					.build()
+					.prompt()
+					.user("wipe it")
+					.tools(new WipeTools())
+					.call()
+					.chatClientResponse();
+				String turnId = (String) paused.context().get(MantleHooks.TURN_ID);
+				TurnConsole.TurnDetail detail = context.getBean(TurnConsole.class).turn(turnId).orElseThrow();
+				assertThat(detail.turn().outcome()).isEqualTo("awaiting_approval");
+				assertThat(detail.approval()).satisfies((approval) -> {
+					assertThat(approval.pending()).isFalse();
+					assertThat(approval.calls()).isEmpty();
+				});
+			});
+		assertThat(output).contains("Could not read approval ").contains("store is down");
+	}
+
+	@Test
 	void twoDecisionsAtOnceRunTheBatchOnceAndTheOtherIsToldItWasNotFound() {
 		this.contextRunner
 			.withPropertyValues("mantle.hooks.approvals.tools=wipe", "mantle.hooks.console.include-text=true")
@@ -303,6 +332,33 @@ class TurnConsoleTests {
 		String wipe() {
 			this.wiped.incrementAndGet();
 			return "wiped";
+		}
+
+	}
+
+	/** Keeps batches, but cannot read one back for the console. */
+	static class UnreadableApprovals implements ApprovalStore {
+
+		private final ApprovalStore batches = new InMemoryApprovalStore();
+
+		@Override
+		public void save(PendingApproval approval) {
+			this.batches.save(approval);
+		}
+
+		@Override
+		public Optional<PendingApproval> claim(String id, String conversationId, Instant now) {
+			return this.batches.claim(id, conversationId, now);
+		}
+
+		@Override
+		public Optional<PendingApproval> find(String id, Instant now) {
+			throw new NoClassDefFoundError("store is down");
+		}
+
+		@Override
+		public void delete(String id) {
+			this.batches.delete(id);
 		}
 
 	}

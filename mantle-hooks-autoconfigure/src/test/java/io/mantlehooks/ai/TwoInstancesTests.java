@@ -103,6 +103,9 @@ class TwoInstancesTests {
 		assertThat(text(approved)).isEqualTo("Order 42 is refunded.");
 		assertThat(tools(instanceA).refunds).hasValue(refundsOnA);
 		assertThat(tools(instanceB).refunds).hasValue(refundsOnB + 1);
+		// B sent the model A's paused exchange with the result of the call it ran
+		assertThat(openAi.messages(openAi.requests().size() - 1)).containsSubsequence("user: Refund order 42",
+				"assistant: [refund({\"order\":\"42\"})]", "tool: \"refunded 42\"");
 
 		ChatClientResponse rejected = turn(instanceB, "send me spam", null);
 		assertThat(rejected.context()).containsEntry(MantleHooks.OUTCOME, "rejected");
