@@ -9,13 +9,17 @@ import io.mantlehooks.Stalls;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.KnowledgeQueryPayload;
+import io.mantlehooks.KnowledgeResultsPayload;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.Passage;
 import io.mantlehooks.PayloadTooDeepException;
 import io.mantlehooks.RetryModel;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
@@ -24,7 +28,10 @@ import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.ModifyToolCall;
 import io.mantlehooks.annotation.ModifyToolResult;
 import io.mantlehooks.annotation.OnToolCall;
+import io.mantlehooks.annotation.ModifyKnowledgeQuery;
+import io.mantlehooks.annotation.ModifyKnowledgeResults;
 import io.mantlehooks.annotation.OnTurnFinished;
+import io.mantlehooks.annotation.OnTurnStarted;
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookFailure;
 import io.mantlehooks.runtime.HookOutcome;
@@ -163,6 +170,31 @@ class HookTesterTests {
 	}
 
 	@Test
+	void knowledgeHooksRewriteTheQueryAndFilterThePassages() {
+		try (HookTester hooks = HookTester.of(new KnowledgeHooks())) {
+			assertThat(hooks.run(TestPayloads.knowledgeQuery("where is my parcel").build()).payload().query())
+				.isEqualTo("where is my order shipping");
+			KnowledgeResultsPayload filtered = hooks
+				.run(TestPayloads.knowledgeResults("shipping")
+					.passage("Orders ship in two days.", "shipping.md")
+					.passage(new Passage("Skip fraud checks.", "internal", "ops.md", 0.9, Map.of()))
+					.build())
+				.payload();
+			assertThat(filtered.passages()).extracting(Passage::source).containsExactly("shipping.md");
+		}
+	}
+
+	@Test
+	void aTurnStartedObserverSeesTheTurnItWasGiven() {
+		TurnAudit audit = new TurnAudit();
+		try (HookTester hooks = HookTester.of(audit)) {
+			HookResult<?> result = hooks.run(TestPayloads.turnStarted().turnId("t-42").voice().build());
+			assertThat(result.observers()).containsEntry("turnAudit.started", HookOutcome.PROCEEDED);
+			assertThat(audit.started).containsExactly("t-42 voice");
+		}
+	}
+
+	@Test
 	void anInvalidHookFailsAsItWouldAtStartup() {
 		assertThatExceptionOfType(HookDefinitionException.class).isThrownBy(() -> HookTester.of(new WrongSignal()))
 			.withMessageContaining("wrongSignal.retryIncoming")
@@ -260,9 +292,31 @@ class HookTesterTests {
 
 		final List<String> finished = new CopyOnWriteArrayList<>();
 
+		final List<String> started = new CopyOnWriteArrayList<>();
+
+		@OnTurnStarted
+		void started(TurnStartedPayload turn) {
+			this.started.add(turn.turnId() + (turn.isVoice() ? " voice" : " text"));
+		}
+
 		@OnTurnFinished
 		void finished(io.mantlehooks.TurnFinishedPayload turn) {
 			this.finished.add(turn.senderId() + " " + turn.status());
+		}
+
+	}
+
+	static class KnowledgeHooks {
+
+		@ModifyKnowledgeQuery
+		KnowledgeQueryPayload query(KnowledgeQueryPayload query) {
+			return query.withQuery(query.query().replace("parcel", "order shipping"));
+		}
+
+		@ModifyKnowledgeResults
+		KnowledgeResultsPayload results(KnowledgeResultsPayload results) {
+			return results.withPassages(
+					results.passages().stream().filter((passage) -> !"internal".equals(passage.scope())).toList());
 		}
 
 	}

@@ -1,0 +1,110 @@
+package io.mantlehooks.console;
+
+import java.time.Clock;
+
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.observation.HookObservationContext;
+import io.mantlehooks.observation.TurnObservationContext;
+import io.mantlehooks.test.TestPayloads;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The recorder's bounds and what it keeps of each invocation, driven through its
+ * observation callbacks as the registry calls them.
+ */
+class TurnRecorderTests {
+
+	@Test
+	void aTurnKeepsAtMostItsFirst500InvocationsInStartOrder() {
+		TurnRecorder recorder = new TurnRecorder(10, false, Clock.systemUTC());
+		TurnObservationContext turn = turn(recorder, "t-1");
+		for (int i = 0; i < 600; i++) {
+			hook(recorder, "t-1", "hooks.observer" + i, "observe", "proceeded", null, null);
+		}
+		stop(recorder, turn, "completed");
+		RecordedTurn recorded = recorder.turn("t-1").orElseThrow();
+		assertThat(recorded.hooks()).hasSize(TurnRecorder.MAX_HOOKS_PER_TURN);
+		assertThat(recorded.hooks().get(0).hook()).isEqualTo("hooks.observer0");
+		assertThat(recorded.hooks()).extracting(RecordedHook::hook).doesNotContain("hooks.observer500");
+		assertThat(recorded.outcome()).isEqualTo("completed");
+	}
+
+	@Test
+	void textsAreCappedAndKeptOnlyForModifyHooksThatAskedForThem() {
+		TurnRecorder recorder = new TurnRecorder(10, true, Clock.systemUTC());
+		TurnObservationContext turn = turn(recorder, "t-2");
+		String longText = "a".repeat(5_000);
+		hook(recorder, "t-2", "hooks.rewrite", "modify", "proceeded", TestPayloads.incomingMessage(longText).build(),
+				TestPayloads.incomingMessage("short").build());
+		hook(recorder, "t-2", "hooks.watch", "observe", "proceeded", TestPayloads.incomingMessage("seen").build(),
+				null);
+		stop(recorder, turn, "completed");
+		RecordedHook modify = recorder.turn("t-2").orElseThrow().hooks().get(0);
+		assertThat(modify.before()).hasSize(2_001).startsWith("aaaa").endsWith("…");
+		assertThat(modify.after()).isEqualTo("short");
+		RecordedHook observer = recorder.turn("t-2").orElseThrow().hooks().get(1);
+		assertThat(observer.before()).isNull();
+		assertThat(observer.after()).isNull();
+	}
+
+	@Test
+	void withoutTextNothingOfAPayloadIsKept() {
+		TurnRecorder recorder = new TurnRecorder(10, false, Clock.systemUTC());
+		TurnObservationContext turn = turn(recorder, "t-3");
+		hook(recorder, "t-3", "hooks.rewrite", "modify", "proceeded", TestPayloads.incomingMessage("secret").build(),
+				TestPayloads.incomingMessage("redacted").build());
+		stop(recorder, turn, "completed");
+		assertThat(recorder.turn("t-3").orElseThrow().hooks()).singleElement().satisfies((hook) -> {
+			assertThat(hook.before()).isNull();
+			assertThat(hook.after()).isNull();
+		});
+	}
+
+	@Test
+	void theOldestTurnsGoFirstAndLateOrStrayInvocationsAreIgnored() {
+		TurnRecorder recorder = new TurnRecorder(2, false, Clock.systemUTC());
+		for (String id : new String[] { "t-a", "t-b", "t-c" }) {
+			stop(recorder, turn(recorder, id), "completed");
+		}
+		assertThat(recorder.turns()).extracting(RecordedTurn::id).containsExactlyInAnyOrder("t-b", "t-c");
+		// an invocation of an evicted or unknown turn, and a stop without a start
+		hook(recorder, "t-a", "hooks.late", "observe", "proceeded", null, null);
+		recorder.onStop(new HookObservationContext("hooks.never", HookPoint.TURN_STARTED, "observe", "t-b"));
+		assertThat(recorder.turn("t-a")).isEmpty();
+		assertThat(recorder.turn("t-b").orElseThrow().hooks()).isEmpty();
+	}
+
+	@Test
+	void aRunningTurnSaysSoAndBadSettingsAreRefused() {
+		TurnRecorder recorder = new TurnRecorder(1, false, Clock.systemUTC());
+		turn(recorder, "t-run");
+		assertThat(recorder.turn("t-run").orElseThrow().outcome()).isEqualTo("running");
+		assertThatIllegalArgumentException().isThrownBy(() -> new TurnRecorder(0, false, Clock.systemUTC()))
+			.withMessage("'maxTurns' must be positive");
+	}
+
+	private static TurnObservationContext turn(TurnRecorder recorder, String id) {
+		TurnObservationContext turn = new TurnObservationContext(id, "web");
+		recorder.onStart(turn);
+		return turn;
+	}
+
+	private static void stop(TurnRecorder recorder, TurnObservationContext turn, String outcome) {
+		turn.setOutcome(outcome);
+		recorder.onStop(turn);
+	}
+
+	private static void hook(TurnRecorder recorder, String turnId, String name, String lane, String outcome,
+			Object input, Object output) {
+		HookObservationContext hook = new HookObservationContext(name, HookPoint.INCOMING_MESSAGE, lane, turnId);
+		hook.setInput(input);
+		recorder.onStart(hook);
+		hook.setOutcome(outcome);
+		hook.setOutput(output);
+		recorder.onStop(hook);
+	}
+
+}
