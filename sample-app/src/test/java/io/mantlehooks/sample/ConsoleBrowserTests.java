@@ -134,6 +134,39 @@ class ConsoleBrowserTests {
 			.count() >= 3);
 	}
 
+	@Test
+	void theChatPageApprovesTheConsoleDeniesAndShowsTheDiscardedPair() {
+		browser.get(url("/"));
+		WebDriverWait wait = new WebDriverWait(browser, WAIT);
+		int refunds = this.tools.refunds().size();
+
+		// the chat page's own Approve button
+		String first = Browser.send(browser, "Refund 30 EUR for order 42");
+		reply(first).findElement(By.xpath(".//button[text()='Approve']")).click();
+		By lastReply = By.cssSelector("#messages li.assistant:last-of-type");
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(lastReply, "Refunded €30.00 for order A-42."));
+		assertThat(this.tools.refunds()).hasSize(refunds + 1);
+
+		String vetoed = Browser.send(browser, "Buy crypto now");
+		String second = Browser.send(browser, "Refund 10 EUR for order 42");
+
+		// Deny from the console: nothing runs, the model hears why
+		browser.get(url("/mantle-console"));
+		Browser.open(browser, second);
+		browser.findElement(By.id("deny-button")).click();
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("decision"), "Decision: "));
+		assertThat(browser.findElement(By.id("decision")).getText()).startsWith("Decision: denied");
+		assertThat(this.tools.refunds()).hasSize(refunds + 1);
+
+		// the vetoed turn's transcript: the refused message and its reply, both discarded
+		Browser.open(browser, vetoed);
+		wait.until((page) -> page.findElements(By.cssSelector("#transcript li")).size() == 2);
+		assertThat(browser.findElements(By.cssSelector("#transcript li"))).extracting(WebElement::getText)
+			.containsExactly("user (discarded): Buy crypto now",
+					"assistant (discarded): Sorry, I can only help with your orders and our shop.");
+		assertThat(browser.findElements(By.cssSelector("#transcript li.discarded"))).hasSize(2);
+	}
+
 	private WebElement reply(String turnId) {
 		return browser.findElement(By.cssSelector("#messages li[data-turn-id='" + turnId + "']"));
 	}
