@@ -1,8 +1,10 @@
 package io.mantlehooks.ai;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.mantlehooks.Channel;
@@ -14,12 +16,15 @@ import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.ModifyToolCall;
 import io.mantlehooks.annotation.OnToolResult;
+import io.mantlehooks.approval.ApprovalStore;
+import io.mantlehooks.approval.PendingApproval;
 import io.mantlehooks.approval.ToolApprovalPolicy;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.memory.ChatMemory;
@@ -27,6 +32,8 @@ import org.springframework.ai.chat.memory.MessageWindowChatMemory;
 import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -37,6 +44,7 @@ import static org.awaitility.Awaitility.await;
  * the user is asked, and a later turn approves (the stored calls run as stored, without
  * the tool-call hooks) or declines it; anything else finds nothing and runs nothing.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ApprovalTests {
 
 	private static final String CONVERSATION = "conversation-1";
@@ -95,6 +103,25 @@ class ApprovalTests {
 					"assistant: [lookup({\"id\":\"42-checked\"}), refund({\"id\":\"42-checked\"})]",
 					"tool: \"42-checked found\"", "tool: \"42-checked refunded\"");
 		});
+	}
+
+	@Test
+	void aStoreThatFailsRunsNothingAndTellsTheUserPlainly(CapturedOutput output) {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")));
+		this.contextRunner.withBean(ApprovalStore.class, BrokenStore::new).run((context) -> {
+			// the batch cannot be kept: nothing runs and no approval is asked for
+			ChatClientResponse paused = turn(context, "Refund order 42");
+			assertThat(paused.context()).containsEntry(MantleHooks.OUTCOME, "hook_error")
+				.doesNotContainKey(MantleHooks.APPROVAL_ID);
+			assertThat(text(paused)).isEqualTo("Sorry, I couldn't complete that action. Please try again.");
+			// nor can one be claimed
+			ChatClientResponse approved = approve(context, "any-id");
+			assertThat(approved.context()).containsEntry(MantleHooks.OUTCOME, "approval_not_found");
+			assertThat(this.tools.calls).isEmpty();
+		});
+		assertThat(output).contains("Could not store a tool-call batch for approval")
+			.contains("Could not claim the batch 'any-id'")
+			.contains("approvals table is gone");
 	}
 
 	@Test
@@ -295,6 +322,30 @@ class ApprovalTests {
 
 	private static String text(ChatClientResponse response) {
 		return response.chatResponse().getResult().getOutput().getText();
+	}
+
+	/** A store whose database fails every way it can: an exception, or an Error. */
+	static class BrokenStore implements ApprovalStore {
+
+		@Override
+		public void save(PendingApproval approval) {
+			throw new IllegalStateException("approvals table is gone");
+		}
+
+		@Override
+		public Optional<PendingApproval> claim(String id, String conversationId, Instant now) {
+			throw new NoClassDefFoundError("approvals table is gone");
+		}
+
+		@Override
+		public Optional<PendingApproval> find(String id, Instant now) {
+			return Optional.empty();
+		}
+
+		@Override
+		public void delete(String id) {
+		}
+
 	}
 
 	static class ApprovalHooks {
