@@ -98,31 +98,39 @@ public final class TurnConsole {
 		if (this.resumer == null) {
 			return new Decision("unsupported", null);
 		}
-		PendingApproval approval = (this.approvals != null)
-				? this.approvals.find(approvalId, this.clock.instant()).orElse(null) : null;
-		if (approval == null) {
-			return new Decision("approval_not_found", null);
-		}
 		try {
+			PendingApproval approval = waiting(approvalId);
+			if (approval == null) {
+				return new Decision("approval_not_found", null);
+			}
 			ChatClientResponse resumed = this.resumer.resume(approval, approved, (reason != null) ? reason : "");
-			return new Decision(outcomeOf(resumed, approved), this.recorder.includesText() ? replyOf(resumed) : null);
+			return new Decision(outcomeOf(approvalId, resumed, approved),
+					this.recorder.includesText() ? replyOf(resumed) : null);
 		}
 		catch (RuntimeException | Error ex) {
 			// the console shows a generic outcome; the log has the reason
-			logger.warn("Resuming approval " + approvalId + " from the turn console failed", ex);
+			logger.warn("Deciding approval " + approvalId + " from the turn console failed", ex);
 			return new Decision("error", null);
 		}
 	}
 
+	private @Nullable PendingApproval waiting(String approvalId) {
+		return (this.approvals != null) ? this.approvals.find(approvalId, this.clock.instant()).orElse(null) : null;
+	}
+
 	/**
-	 * What the decision did, from the resumed turn's outcome: a turn that claimed the
-	 * batch ends without one (or pauses again for a later batch); otherwise it says why
-	 * nothing was decided, e.g. {@code approval_not_found} when another decision claimed
-	 * it first.
+	 * What the decision did. The resumed turn says {@code approval_not_found} when
+	 * another decision claimed the batch first. Any other outcome may come after the
+	 * claim (an outgoing-text hook rejected the final answer, a later hook failed): the
+	 * batch was decided when it no longer waits; while it still waits, the turn ended
+	 * before the claim (e.g. its message was rejected) and its outcome says why.
 	 */
-	private static String outcomeOf(@Nullable ChatClientResponse resumed, boolean approved) {
+	private String outcomeOf(String approvalId, @Nullable ChatClientResponse resumed, boolean approved) {
 		Object outcome = (resumed != null) ? resumed.context().get(MantleHooks.OUTCOME) : null;
-		if (outcome == null || "awaiting_approval".equals(outcome)) {
+		if ("approval_not_found".equals(outcome)) {
+			return "approval_not_found";
+		}
+		if (outcome == null || "awaiting_approval".equals(outcome) || waiting(approvalId) == null) {
 			return approved ? "approved" : "denied";
 		}
 		return String.valueOf(outcome);
@@ -232,9 +240,9 @@ public final class TurnConsole {
 	 * What a decision did.
 	 *
 	 * @param outcome {@code approved}, {@code denied}, {@code approval_not_found},
-	 * {@code unsupported} (no {@link ApprovalResumer}), {@code error} (the resumer
-	 * failed) or the resumed turn's {@code mantle.outcome} when it decided nothing (e.g.
-	 * {@code rejected})
+	 * {@code unsupported} (no {@link ApprovalResumer}), {@code error} (the store or the
+	 * resumer failed) or, when the batch still waits after the resumed turn, that turn's
+	 * {@code mantle.outcome} (e.g. {@code rejected}: its message was refused)
 	 * @param reply the resumed turn's reply, only when texts are included
 	 */
 	public record Decision(String outcome, @Nullable String reply) {

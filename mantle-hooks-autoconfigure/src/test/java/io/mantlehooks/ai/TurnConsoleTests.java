@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -16,6 +18,7 @@ import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnTurnFinished;
 import io.mantlehooks.approval.ApprovalResumer;
 import io.mantlehooks.approval.ApprovalStore;
@@ -53,12 +56,15 @@ import static org.awaitility.Awaitility.await;
 @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
 class TurnConsoleTests {
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+	/** An application with the console on, and no hooks yet. */
+	private final ApplicationContextRunner consoleApplication = new ApplicationContextRunner()
 		.withConfiguration(ChatTestSupport.mantleConfigurations())
 		.withConfiguration(
 				AutoConfigurations.of(ObservationAutoConfiguration.class, MantleHooksConsoleAutoConfiguration.class))
-		.withPropertyValues("mantle.hooks.console.enabled=true")
-		.withBean("consoleHooks", ConsoleHooks.class);
+		.withPropertyValues("mantle.hooks.console.enabled=true");
+
+	private final ApplicationContextRunner contextRunner = this.consoleApplication.withBean("consoleHooks",
+			ConsoleHooks.class);
 
 	@Test
 	void eachTurnIsRecordedWithItsHooksOnTheirLanes() {
@@ -239,16 +245,42 @@ class TurnConsoleTests {
 				String approvalId = (String) paused.context().get(MantleHooks.APPROVAL_ID);
 				TurnConsole console = context.getBean(TurnConsole.class);
 				// both operators see it waiting, both press Approve
+				ExecutorService operators = Executors.newFixedThreadPool(2);
 				List<CompletableFuture<TurnConsole.Decision>> decisions = List.of(
-						CompletableFuture.supplyAsync(() -> console.decide(approvalId, true, null)),
-						CompletableFuture.supplyAsync(() -> console.decide(approvalId, true, null)));
+						CompletableFuture.supplyAsync(() -> console.decide(approvalId, true, null), operators),
+						CompletableFuture.supplyAsync(() -> console.decide(approvalId, true, null), operators));
 				List<TurnConsole.Decision> decided = decisions.stream().map(CompletableFuture::join).toList();
+				operators.shutdown();
 				assertThat(decided).extracting(TurnConsole.Decision::outcome)
 					.containsExactlyInAnyOrder("approved", "approval_not_found");
 				assertThat(decided).filteredOn((decision) -> decision.outcome().equals("approved"))
 					.singleElement()
 					.extracting(TurnConsole.Decision::reply)
 					.isEqualTo("All wiped.");
+				assertThat(resumer.tools.wiped).hasValue(1);
+			});
+	}
+
+	@Test
+	void aDecisionIsReportedByWhetherTheBatchStillWaits() {
+		this.consoleApplication.withPropertyValues("mantle.hooks.approvals.tools=wipe")
+			.withBean(ScriptedChatModel.class,
+					() -> new ScriptedChatModel().toolCall("wipe", "{}").otherwise((prompt) -> "All wiped."))
+			.withBean(PlainResumer.class)
+			.withBean("strictWords", StrictWords.class)
+			.run((context) -> {
+				PlainResumer resumer = context.getBean(PlainResumer.class);
+				String approvalId = (String) resumer.chat("wipe it", (spec) -> {
+				}).context().get(MantleHooks.APPROVAL_ID);
+				TurnConsole console = context.getBean(TurnConsole.class);
+				// the resuming message is refused before the claim: nothing was decided
+				resumer.words = "forbidden words";
+				assertThat(console.decide(approvalId, true, null).outcome()).isEqualTo("rejected");
+				assertThat(resumer.tools.wiped).hasValue(0);
+				// the batch runs, then the final answer is refused: it was approved all
+				// the same
+				resumer.words = "Approved in the console.";
+				assertThat(console.decide(approvalId, true, null).outcome()).isEqualTo("approved");
 				assertThat(resumer.tools.wiped).hasValue(1);
 			});
 	}
@@ -398,6 +430,42 @@ class TurnConsoleTests {
 				throw new IllegalStateException(ex);
 			}
 			return chat("Approved in the console.", MantleHooks.approve(approval.id()));
+		}
+
+	}
+
+	/** Resumes at once, with the words the test chose. */
+	static class PlainResumer extends RacingResumer {
+
+		volatile String words = "";
+
+		PlainResumer(ChatClient.Builder builder) {
+			super(builder);
+		}
+
+		@Override
+		public ChatClientResponse resume(PendingApproval approval, boolean approved, String reason) {
+			return chat(this.words, MantleHooks.approve(approval.id()));
+		}
+
+	}
+
+	static class StrictWords {
+
+		@ModifyIncomingMessage
+		IncomingMessagePayload words(IncomingMessagePayload message) {
+			if (message.text().contains("forbidden")) {
+				throw new io.mantlehooks.HookRejection("forbidden words");
+			}
+			return message;
+		}
+
+		@ModifyOutgoingText
+		io.mantlehooks.OutgoingTextPayload answer(io.mantlehooks.OutgoingTextPayload text) {
+			if (text.text().contains("All wiped")) {
+				throw new io.mantlehooks.HookRejection("no boasting");
+			}
+			return text;
 		}
 
 	}

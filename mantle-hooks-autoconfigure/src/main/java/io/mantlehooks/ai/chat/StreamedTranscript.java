@@ -1,6 +1,7 @@
 package io.mantlehooks.ai.chat;
 
 import java.time.Instant;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.observation.TurnObservationContext;
@@ -9,7 +10,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * The transcript of one streamed turn. A stream may end by completing or by being
  * cancelled at any moment, also while an entry is being written; each entry is written
- * once, and the user's message always before the reply.
+ * once, and the user's message always before the reply. Chunks arrive on Reactor threads,
+ * which only ever wait for the short buffer lock; the writes (which may block on a
+ * database) run on the hook executor under their own lock, which does not pin a virtual
+ * thread's carrier.
  */
 final class StreamedTranscript {
 
@@ -21,9 +25,15 @@ final class StreamedTranscript {
 
 	private final Instant startedAt;
 
+	/** Guards {@link #received} and {@link #outcome}, never held while writing. */
+	private final Object buffer = new Object();
+
 	private final StringBuilder received = new StringBuilder();
 
 	private @Nullable String outcome;
+
+	/** Orders the writes; guards the two flags. */
+	private final ReentrantLock writes = new ReentrantLock();
 
 	private boolean userWritten;
 
@@ -37,20 +47,25 @@ final class StreamedTranscript {
 	}
 
 	/** A chunk the user received: its text, and the outcome it carries, if any. */
-	synchronized void received(@Nullable String text, @Nullable String outcome) {
-		if (text != null) {
-			this.received.append(text);
-		}
-		if (outcome != null) {
-			this.outcome = outcome;
+	void received(@Nullable String text, @Nullable String outcome) {
+		synchronized (this.buffer) {
+			if (text != null) {
+				this.received.append(text);
+			}
+			if (outcome != null) {
+				this.outcome = outcome;
+			}
 		}
 	}
 
 	/** Write the user's message, once. */
-	synchronized void user() {
-		if (!this.userWritten) {
-			this.userWritten = true;
-			this.transcript.user(this.turn, this.userText, false, null, this.startedAt);
+	void user() {
+		this.writes.lock();
+		try {
+			writeUser();
+		}
+		finally {
+			this.writes.unlock();
 		}
 	}
 
@@ -64,12 +79,31 @@ final class StreamedTranscript {
 		reply(TurnObservationContext.CANCELLED);
 	}
 
-	private synchronized void reply(@Nullable String endedWith) {
-		user();
-		if (!this.replyWritten) {
+	private void reply(@Nullable String endedWith) {
+		this.writes.lock();
+		try {
+			writeUser();
+			if (this.replyWritten) {
+				return;
+			}
 			this.replyWritten = true;
-			this.transcript.assistant(this.turn, this.received.toString(), false,
-					(endedWith != null) ? endedWith : this.outcome);
+			String text;
+			String outcome;
+			synchronized (this.buffer) {
+				text = this.received.toString();
+				outcome = this.outcome;
+			}
+			this.transcript.assistant(this.turn, text, false, (endedWith != null) ? endedWith : outcome);
+		}
+		finally {
+			this.writes.unlock();
+		}
+	}
+
+	private void writeUser() {
+		if (!this.userWritten) {
+			this.userWritten = true;
+			this.transcript.user(this.turn, this.userText, false, null, this.startedAt);
 		}
 	}
 
