@@ -12,14 +12,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.web.servlet.function.RouterFunction;
-import org.springframework.web.servlet.function.support.HandlerFunctionAdapter;
-import org.springframework.web.servlet.function.support.RouterFunctionMapping;
+import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * The turn console page on the management server, when Actuator has a port of its own
  * ({@code management.server.port}): the page calls the endpoint on its own origin, so it
- * is served where the endpoint is. The management context's dispatcher finds handler
- * mappings and adapters among its own beans, so both are declared here.
+ * is served where the endpoint is. The management context runs Spring MVC of its own,
+ * which picks up this router function.
  */
 @ManagementContextConfiguration(value = ManagementContextType.CHILD, proxyBeanMethods = false)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -29,17 +28,8 @@ import org.springframework.web.servlet.function.support.RouterFunctionMapping;
 public final class MantleHooksConsoleManagementContextConfiguration {
 
 	@Bean
-	RouterFunctionMapping mantleConsolePageMapping(MantleHooksProperties properties, Environment environment) {
-		RouterFunctionMapping mapping = new RouterFunctionMapping(
-				MantleHooksConsoleAutoConfiguration.consolePage(properties, environment));
-		// before the endpoint mappings, which answer only their own paths anyway
-		mapping.setOrder(-1);
-		return mapping;
-	}
-
-	@Bean
-	HandlerFunctionAdapter mantleConsolePageHandlerAdapter() {
-		return new HandlerFunctionAdapter();
+	RouterFunction<ServerResponse> mantleConsolePage(MantleHooksProperties properties, Environment environment) {
+		return MantleHooksConsoleAutoConfiguration.consolePage(properties, environment);
 	}
 
 }

@@ -21,17 +21,19 @@
     return node;
   }
 
-  // Spring Security's CSRF token, when the application has its protection on. The page
-  // carries the token as the request handler rendered it (what the default handler and a
-  // session-kept token expect). Applications that keep the token in a readable XSRF-TOKEN
-  // cookie (csrf.spa()) expect the cookie's raw value in X-XSRF-TOKEN instead.
-  function csrfHeaders() {
+  // Spring Security's CSRF token, when the application has its protection on: the token
+  // as the request handler rendered it into the page (what the default handler expects),
+  // or, for applications that keep it in a readable XSRF-TOKEN cookie, the cookie's raw
+  // value (what csrf.spa() expects). The cookie goes first; a POST refused for its token
+  // ran nothing, so the page's token is tried once after it.
+  function csrfCandidates() {
     const header = document.body.dataset.csrfHeader;
     if (!header) {
-      return {};
+      return [{}];
     }
     const cookie = header.toUpperCase() === 'X-XSRF-TOKEN' ? readCookie('XSRF-TOKEN') : null;
-    return { [header]: cookie || document.body.dataset.csrfToken };
+    const page = { [header]: document.body.dataset.csrfToken };
+    return cookie ? [{ [header]: cookie }, page] : [page];
   }
 
   function readCookie(name) {
@@ -234,12 +236,19 @@
     const box = document.getElementById('approval');
     box.querySelectorAll('button').forEach((button) => { button.disabled = true; });
     try {
-      const response = await fetch(endpoint + '/approvals/' + encodeURIComponent(id), {
-        method: 'POST',
-        credentials: 'same-origin',
-        headers: Object.assign({ 'Content-Type': 'application/json' }, csrfHeaders()),
-        body: JSON.stringify({ approve, reason: approve ? null : 'declined in the turn console' })
-      });
+      const body = JSON.stringify({ approve, reason: approve ? null : 'declined in the turn console' });
+      let response = null;
+      for (const csrf of csrfCandidates()) {
+        response = await fetch(endpoint + '/approvals/' + encodeURIComponent(id), {
+          method: 'POST',
+          credentials: 'same-origin',
+          headers: Object.assign({ 'Content-Type': 'application/json' }, csrf),
+          body
+        });
+        if (response.status !== 403) {
+          break;
+        }
+      }
       const result = response.ok ? await response.json()
         : { outcome: 'error ' + response.status + (response.status === 403
           ? ' (refused: sign in with a role allowed to decide, and see the README on CSRF)' : '') };

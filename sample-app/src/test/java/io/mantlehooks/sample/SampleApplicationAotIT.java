@@ -12,6 +12,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.MediaType;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The sample built by {@code spring-boot:process-aot} and started in AOT mode on the JVM
  * ({@code -Dspring.aot.enabled=true}, set by the failsafe plugin): the context comes from
- * the generated initializer, and the hooks still run at every point of a turn.
+ * the generated initializer, and the hooks still run at every point of a turn. The class
+ * path is the sample's own, without the Spring Security the browser tests add.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class SampleApplicationAotIT {
@@ -44,6 +46,11 @@ class SampleApplicationAotIT {
 			assertThat(pii).containsEntry("reply", "You said: My card is [card]");
 			Map<String, Object> pitch = chat(http, "Buy crypto");
 			assertThat(pitch).containsEntry("outcome", "rejected");
+			// the console page without Spring Security on the class path: no token to
+			// hand over
+			assertThat(ClassUtils.isPresent("org.springframework.security.web.csrf.CsrfToken", null)).isFalse();
+			assertThat(http.get().uri("/mantle-console").retrieve().body(String.class))
+				.contains("data-csrf-header=\"\" data-csrf-token=\"\"");
 		}
 		assertThat(output)
 			.contains("Hook point incoming-message: modify hook 'guardHooks.vetoSalesPitches', 1 observer");
