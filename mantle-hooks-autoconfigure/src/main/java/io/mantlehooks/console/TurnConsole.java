@@ -155,15 +155,15 @@ public final class TurnConsole {
 		catch (RuntimeException | Error ex) {
 			// a store that is down or a row that cannot be read: the turn is still shown
 			logger.warn("Could not read approval " + turn.approvalId() + " for the turn console", ex);
-			return new ApprovalView(turn.approvalId(), false, null, List.of());
+			return new ApprovalView(turn.approvalId(), false, true, null, List.of());
 		}
 		if (pending == null) {
-			return new ApprovalView(turn.approvalId(), false, null, List.of());
+			return new ApprovalView(turn.approvalId(), false, false, null, List.of());
 		}
 		List<String> described = calls.stream()
 			.map((call) -> this.recorder.includesText() ? call.name() + " " + call.arguments() : call.name())
 			.toList();
-		return new ApprovalView(turn.approvalId(), true, pending.expiresAt(), described);
+		return new ApprovalView(turn.approvalId(), true, false, pending.expiresAt(), described);
 	}
 
 	private List<TranscriptLine> transcript(RecordedTurn turn) {
@@ -215,10 +215,13 @@ public final class TurnConsole {
 	 *
 	 * @param id the approval id
 	 * @param pending whether it still waits (not decided, not expired)
+	 * @param unreadable whether the store could not say (it failed, or the stored batch
+	 * could not be read; the log has why)
 	 * @param expiresAt when it expires, while pending
 	 * @param calls the calls: tool names, with arguments when texts are included
 	 */
-	public record ApprovalView(String id, boolean pending, @Nullable Instant expiresAt, List<String> calls) {
+	public record ApprovalView(String id, boolean pending, boolean unreadable, @Nullable Instant expiresAt,
+			List<String> calls) {
 
 	}
 

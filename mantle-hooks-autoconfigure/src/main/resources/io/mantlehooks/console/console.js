@@ -218,7 +218,9 @@
     }
     box.appendChild(el('p', null, approval.pending
       ? 'Waiting for approval: ' + approval.calls.join(', ') + ' (expires ' + new Date(approval.expiresAt).toLocaleTimeString([], { hour12: false }) + ')'
-      : 'Approval ' + approval.id + ' is no longer waiting (decided or expired).'));
+      : approval.unreadable
+        ? 'Approval ' + approval.id + ' could not be read from its store (the application log says why).'
+        : 'Approval ' + approval.id + ' is no longer waiting (decided or expired).'));
     if (approval.pending && canDecide) {
       [['Approve', true, 'approve-button'], ['Deny', false, 'deny-button']].forEach(([label, approve, id]) => {
         const button = el('button', null, label);

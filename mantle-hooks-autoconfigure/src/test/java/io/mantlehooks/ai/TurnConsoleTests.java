@@ -177,6 +177,7 @@ class TurnConsoleTests {
 				String turnId = (String) paused.context().get(MantleHooks.TURN_ID);
 				assertThat(console.turn(turnId).orElseThrow().approval()).satisfies((approval) -> {
 					assertThat(approval.pending()).isTrue();
+					assertThat(approval.unreadable()).isFalse();
 					assertThat(approval.calls()).containsExactly("wipe");
 				});
 				assertThat(console.decide(approvalId, true, null).outcome()).isEqualTo("unsupported");
@@ -225,6 +226,7 @@ class TurnConsoleTests {
 				assertThat(detail.turn().outcome()).isEqualTo("awaiting_approval");
 				assertThat(detail.approval()).satisfies((approval) -> {
 					assertThat(approval.pending()).isFalse();
+					assertThat(approval.unreadable()).isTrue();
 					assertThat(approval.calls()).isEmpty();
 				});
 			});
