@@ -132,16 +132,8 @@ class ApprovalTests {
 		this.contextRunner.run((context) -> {
 			String approvalId = (String) turn(context, "Refund order 42").context().get(MantleHooks.APPROVAL_ID);
 			// set directly, past deny(): a structure nested 10,000 deep is not rendered
-			ChatClientResponse answered = context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
-				.build()
-				.prompt()
-				.user("No")
-				.tools(this.tools)
-				.advisors(ChatTestSupport.memory(this.memory, CONVERSATION))
-				.advisors((spec) -> spec.param(MantleHooks.DENY, approvalId)
-					.param(MantleHooks.DENY_REASON, FaultyHooks.deep()))
-				.call()
-				.chatClientResponse();
+			ChatClientResponse answered = turn(context, "No", (spec) -> spec.param(MantleHooks.DENY, approvalId)
+				.param(MantleHooks.DENY_REASON, FaultyHooks.deep()));
 			assertThat(text(answered)).isEqualTo("Alright.");
 			assertThat(this.tools.calls).isEmpty();
 			assertThat(this.openAi.messages(1)).last()
@@ -157,15 +149,7 @@ class ApprovalTests {
 				Reply.text("Alright, I did not refund it."));
 		this.contextRunner.run((context) -> {
 			String approvalId = (String) turn(context, "Refund order 42").context().get(MantleHooks.APPROVAL_ID);
-			ChatClientResponse answered = context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
-				.build()
-				.prompt()
-				.user("No, don't")
-				.tools(this.tools)
-				.advisors(ChatTestSupport.memory(this.memory, CONVERSATION))
-				.advisors(MantleHooks.deny(approvalId, "changed my mind"))
-				.call()
-				.chatClientResponse();
+			ChatClientResponse answered = turn(context, "No, don't", MantleHooks.deny(approvalId, "changed my mind"));
 			assertThat(text(answered)).isEqualTo("Alright, I did not refund it.");
 			assertThat(this.tools.calls).isEmpty();
 			assertThat(this.openAi.messages(1)).last()
@@ -298,24 +282,26 @@ class ApprovalTests {
 	}
 
 	private ChatClientResponse turn(AssertableApplicationContext context, String text) {
+		return turn(context, text, (spec) -> {
+		});
+	}
+
+	private ChatClientResponse approve(AssertableApplicationContext context, String approvalId) {
+		return turn(context, "Yes, go ahead", MantleHooks.approve(approvalId));
+	}
+
+	/**
+	 * A turn of the test's conversation, with its tools, memory and these advisor params.
+	 */
+	private ChatClientResponse turn(AssertableApplicationContext context, String text,
+			java.util.function.Consumer<org.springframework.ai.chat.client.ChatClient.AdvisorSpec> params) {
 		return context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
 			.build()
 			.prompt()
 			.user(text)
 			.tools(this.tools)
 			.advisors(ChatTestSupport.memory(this.memory, CONVERSATION))
-			.call()
-			.chatClientResponse();
-	}
-
-	private ChatClientResponse approve(AssertableApplicationContext context, String approvalId) {
-		return context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
-			.build()
-			.prompt()
-			.user("Yes, go ahead")
-			.tools(this.tools)
-			.advisors(ChatTestSupport.memory(this.memory, CONVERSATION))
-			.advisors(MantleHooks.approve(approvalId))
+			.advisors(params)
 			.call()
 			.chatClientResponse();
 	}

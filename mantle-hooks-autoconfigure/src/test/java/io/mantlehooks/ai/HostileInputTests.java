@@ -27,6 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.tool.annotation.Tool;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -136,12 +137,7 @@ class HostileInputTests {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}")));
 		this.contextRunner.withBean("renamingHook", RenamingHook.class).run((context) -> {
 			BatchTools tools = new BatchTools();
-			ChatClientResponse response = ChatTestSupport.chatClient(context)
-				.prompt()
-				.user("Look up A1")
-				.tools(tools)
-				.call()
-				.chatClientResponse();
+			ChatClientResponse response = lookUpA1(context, tools);
 			assertThat(response.chatResponse().getResult().getOutput().getText()).isEqualTo(TOOL_ERROR);
 			assertThat(response.context()).containsEntry(MantleHooks.OUTCOME, "hook_error");
 			assertThat(tools.calls).isEmpty();
@@ -191,12 +187,7 @@ class HostileInputTests {
 			this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", deep)), Reply.text("Done."));
 			runner.run((context) -> {
 				BatchTools tools = new BatchTools();
-				ChatClientResponse response = ChatTestSupport.chatClient(context)
-					.prompt()
-					.user("Look up A1")
-					.tools(tools)
-					.call()
-					.chatClientResponse();
+				ChatClientResponse response = lookUpA1(context, tools);
 				assertThat(response.chatResponse().getResult().getOutput().getText()).isEqualTo(TOOL_ERROR);
 				assertThat(response.context()).containsEntry(MantleHooks.OUTCOME, "hook_error")
 					.doesNotContainKey(MantleHooks.APPROVAL_ID);
@@ -212,6 +203,10 @@ class HostileInputTests {
 		void audit(ToolResultPayload result) {
 		}
 
+	}
+
+	private static ChatClientResponse lookUpA1(AssertableApplicationContext context, BatchTools tools) {
+		return ChatTestSupport.chatClient(context).prompt().user("Look up A1").tools(tools).call().chatClientResponse();
 	}
 
 	static class BadSettingsHook {

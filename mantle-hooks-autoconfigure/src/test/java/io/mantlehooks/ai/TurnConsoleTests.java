@@ -42,6 +42,7 @@ import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 
@@ -164,14 +165,8 @@ class TurnConsoleTests {
 		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=wipe")
 			.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().toolCall("wipe", "{}"))
 			.run((context) -> {
-				ChatClientResponse paused = context.getBean(ChatClient.Builder.class)
-					.build()
-					.prompt()
-					.user("wipe it")
-					.tools(new WipeTools())
-					.advisors(MantleHooks.identity("u-3", io.mantlehooks.Channel.of("rest")))
-					.call()
-					.chatClientResponse();
+				ChatClientResponse paused = askToWipe(context,
+						MantleHooks.identity("u-3", io.mantlehooks.Channel.of("rest")));
 				String approvalId = (String) paused.context().get(MantleHooks.APPROVAL_ID);
 				TurnConsole console = context.getBean(TurnConsole.class);
 				String turnId = (String) paused.context().get(MantleHooks.TURN_ID);
@@ -192,13 +187,7 @@ class TurnConsoleTests {
 				throw new NoClassDefFoundError("secret/Internals");
 			})
 			.run((context) -> {
-				ChatClientResponse paused = context.getBean(ChatClient.Builder.class)
-					.build()
-					.prompt()
-					.user("wipe it")
-					.tools(new WipeTools())
-					.call()
-					.chatClientResponse();
+				ChatClientResponse paused = askToWipe(context);
 				TurnConsole console = context.getBean(TurnConsole.class);
 				TurnConsole.Decision failed = console.decide((String) paused.context().get(MantleHooks.APPROVAL_ID),
 						true, null);
@@ -214,13 +203,7 @@ class TurnConsoleTests {
 			.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().toolCall("wipe", "{}"))
 			.withBean(ApprovalStore.class, UnreadableApprovals::new)
 			.run((context) -> {
-				ChatClientResponse paused = context.getBean(ChatClient.Builder.class)
-					.build()
-					.prompt()
-					.user("wipe it")
-					.tools(new WipeTools())
-					.call()
-					.chatClientResponse();
+				ChatClientResponse paused = askToWipe(context);
 				String turnId = (String) paused.context().get(MantleHooks.TURN_ID);
 				TurnConsole.TurnDetail detail = context.getBean(TurnConsole.class).turn(turnId).orElseThrow();
 				assertThat(detail.turn().outcome()).isEqualTo("awaiting_approval");
@@ -356,6 +339,26 @@ class TurnConsoleTests {
 			Stalls.parkIgnoringInterrupts(400);
 		}
 
+	}
+
+	/**
+	 * A turn that pauses: the scripted model asks for {@code wipe}, which needs approval.
+	 */
+	private static ChatClientResponse askToWipe(AssertableApplicationContext context) {
+		return askToWipe(context, (spec) -> {
+		});
+	}
+
+	private static ChatClientResponse askToWipe(AssertableApplicationContext context,
+			java.util.function.Consumer<ChatClient.AdvisorSpec> advisors) {
+		return context.getBean(ChatClient.Builder.class)
+			.build()
+			.prompt()
+			.user("wipe it")
+			.tools(new WipeTools())
+			.advisors(advisors)
+			.call()
+			.chatClientResponse();
 	}
 
 	static class WipeTools {
