@@ -1,11 +1,15 @@
 package io.mantlehooks.approval;
 
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
 import javax.sql.DataSource;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.util.Assert;
 
@@ -28,8 +32,23 @@ public final class JdbcApprovalStore implements ApprovalStore {
 	 * @param dataSource the database
 	 */
 	public JdbcApprovalStore(DataSource dataSource) {
+		this(dataSource, null);
+	}
+
+	/**
+	 * Create a store whose statements time out.
+	 * @param dataSource the database
+	 * @param queryTimeout the JDBC query timeout of every statement (JDBC counts whole
+	 * seconds: rounded up), {@code null} for the driver's default
+	 */
+	public JdbcApprovalStore(DataSource dataSource, @Nullable Duration queryTimeout) {
 		Assert.notNull(dataSource, "'dataSource' must not be null");
-		this.jdbc = JdbcClient.create(dataSource);
+		JdbcTemplate template = new JdbcTemplate(dataSource);
+		if (queryTimeout != null) {
+			template.setQueryTimeout(
+					(int) Math.min(Integer.MAX_VALUE, Math.max(1, (queryTimeout.toMillis() + 999) / 1000)));
+		}
+		this.jdbc = JdbcClient.create(template);
 	}
 
 	@Override

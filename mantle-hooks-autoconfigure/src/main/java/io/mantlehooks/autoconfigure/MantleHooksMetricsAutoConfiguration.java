@@ -7,9 +7,12 @@ import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedTimeLimiterMetrics;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.transcript.TranscriptStore;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -19,18 +22,24 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Meters of mantle-hooks beyond its observations, bound to every {@code MeterRegistry}
- * Spring Boot configures: the invocations in flight per lane and, with
- * {@code resilience4j-micrometer} on the class path, the Resilience4j meters of the
- * hooks' time limiters, bulkheads and circuit breakers (unless Resilience4j's own Spring
- * Boot starter binds its registries already).
+ * Spring Boot configures: the invocations in flight per lane, the transcript's failed and
+ * pending database writes and, with {@code resilience4j-micrometer} on the class path,
+ * the Resilience4j meters of the hooks' time limiters, bulkheads and circuit breakers
+ * (unless Resilience4j's own Spring Boot starter binds its registries already).
  */
-@AutoConfiguration(after = MantleHooksAutoConfiguration.class)
+@AutoConfiguration(after = { MantleHooksAutoConfiguration.class, MantleHooksStoresAutoConfiguration.class })
 @ConditionalOnClass(MeterBinder.class)
 @ConditionalOnBean(HookRunner.class)
 public final class MantleHooksMetricsAutoConfiguration {
 
 	/** The gauge of invocations in flight, tagged with the lane. */
 	public static final String IN_FLIGHT_METER = "mantle.hooks.in.flight";
+
+	/** The count of transcript entries that could not be written to the database. */
+	public static final String TRANSCRIPT_WRITES_FAILED_METER = "mantle.transcript.writes.failed";
+
+	/** The gauge of transcript entries waiting to be written to the database. */
+	public static final String TRANSCRIPT_WRITES_PENDING_METER = "mantle.transcript.writes.pending";
 
 	@Bean
 	MeterBinder mantleHooksInFlightMetrics(HookRunner runner) {
@@ -43,6 +52,21 @@ public final class MantleHooksMetricsAutoConfiguration {
 				.tag("mantle.hook.lane", "modify")
 				.description("Modify hook invocations in flight (running, or still running after a timeout)")
 				.register(registry);
+		};
+	}
+
+	@Bean
+	MeterBinder mantleTranscriptWriteMetrics(ObjectProvider<TranscriptStore> transcript) {
+		return (registry) -> {
+			if (transcript.getIfUnique() instanceof QueuedTranscriptStore queued) {
+				FunctionCounter.builder(TRANSCRIPT_WRITES_FAILED_METER, queued, QueuedTranscriptStore::getFailedWrites)
+					.description("Transcript entries that could not be written to the database (queue full, "
+							+ "database failed or did not answer, circuit breaker open)")
+					.register(registry);
+				Gauge.builder(TRANSCRIPT_WRITES_PENDING_METER, queued, QueuedTranscriptStore::getPendingWrites)
+					.description("Transcript entries waiting to be written to the database")
+					.register(registry);
+			}
 		};
 	}
 

@@ -455,6 +455,12 @@ public class MantleHooksProperties {
 		 */
 		private @Nullable StoreType store;
 
+		/**
+		 * How many transcript entries may wait to be written to the database at once;
+		 * beyond it an entry is not written, and counted and logged as a failed write.
+		 */
+		private int queueCapacity = 10_000;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -469,6 +475,14 @@ public class MantleHooksProperties {
 
 		public void setStore(@Nullable StoreType store) {
 			this.store = store;
+		}
+
+		public int getQueueCapacity() {
+			return this.queueCapacity;
+		}
+
+		public void setQueueCapacity(int queueCapacity) {
+			this.queueCapacity = queueCapacity;
 		}
 
 	}
@@ -531,12 +545,26 @@ public class MantleHooksProperties {
 		 */
 		private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
 
+		/**
+		 * How long any one call of the database stores may take, getting a connection
+		 * included; statements also get it as their JDBC query timeout, in whole seconds.
+		 */
+		private Duration queryTimeout = Duration.ofSeconds(2);
+
 		public SchemaInitialization getInitializeSchema() {
 			return this.initializeSchema;
 		}
 
 		public void setInitializeSchema(SchemaInitialization initializeSchema) {
 			this.initializeSchema = initializeSchema;
+		}
+
+		public Duration getQueryTimeout() {
+			return this.queryTimeout;
+		}
+
+		public void setQueryTimeout(Duration queryTimeout) {
+			this.queryTimeout = queryTimeout;
 		}
 
 	}

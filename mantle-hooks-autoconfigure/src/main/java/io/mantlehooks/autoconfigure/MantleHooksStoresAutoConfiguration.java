@@ -1,9 +1,12 @@
 package io.mantlehooks.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 
 import javax.sql.DataSource;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.InMemoryApprovalStore;
 import io.mantlehooks.approval.JdbcApprovalStore;
@@ -26,16 +29,23 @@ import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.jdbc.init.PlatformPlaceholderDatabaseDriverResolver;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.sql.init.DatabaseInitializationSettings;
+import org.springframework.boot.system.JavaVersion;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.DefaultResourceLoader;
+import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.util.ClassUtils;
 
 /**
  * Where the transcript and paused approvals are kept: in the application's database when
  * it has a {@link DataSource} (and Spring JDBC), else in memory; a
  * {@code store: jdbc|memory} key decides explicitly. Creates the tables
- * ({@code mantle.hooks.jdbc.initialize-schema}) when a database store is in use.
+ * ({@code mantle.hooks.jdbc.initialize-schema}) when a database store is in use. Every
+ * call of a database store is bounded by {@code mantle.hooks.jdbc.query-timeout} and a
+ * circuit breaker ({@link StoreGuard}); transcript writes go through a queue, off the
+ * turn's thread ({@link QueuedTranscriptStore}).
  */
 @AutoConfiguration(after = MantleHooksAutoConfiguration.class,
 		afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
@@ -45,21 +55,82 @@ public final class MantleHooksStoresAutoConfiguration {
 
 	private static final String JDBC_CLIENT = "org.springframework.jdbc.core.simple.JdbcClient";
 
+	/** Threads writing the transcript, each one conversation's entries at a time. */
+	private static final int TRANSCRIPT_WRITERS = 4;
+
 	private static final String SCHEMA = "classpath:io/mantlehooks/jdbc/schema-@@platform@@.sql";
 
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(MantleHooksProperties.CONFIG_PREFIX + ".transcript.enabled")
-	TranscriptStore mantleTranscriptStore(MantleHooksProperties properties, ObjectProvider<DataSource> dataSource) {
+	TranscriptStore mantleTranscriptStore(MantleHooksProperties properties, ObjectProvider<DataSource> dataSource,
+			CircuitBreakerRegistry breakers, TimeLimiterRegistry timeLimiters) {
 		DataSource database = database(properties.getTranscript().getStore(), dataSource, "transcript.store");
-		return (database != null) ? JdbcStores.transcript(database) : new InMemoryTranscriptStore();
+		if (database == null) {
+			return new InMemoryTranscriptStore();
+		}
+		checkQueueCapacity(properties.getTranscript().getQueueCapacity());
+		Duration timeout = queryTimeout(properties);
+		StoreGuard guard = new StoreGuard(StoreGuard.TRANSCRIPT, "transcript store", timeout, breakers, timeLimiters,
+				storeExecutor(properties));
+		ThreadPoolTaskExecutor writers = new ThreadPoolTaskExecutor();
+		writers.setThreadNamePrefix("mantle-transcript-");
+		writers.setCorePoolSize(TRANSCRIPT_WRITERS);
+		writers.setMaxPoolSize(TRANSCRIPT_WRITERS);
+		writers.setAllowCoreThreadTimeOut(true);
+		writers.setDaemon(true);
+		writers.initialize();
+		return new QueuedTranscriptStore(JdbcStores.transcript(database, timeout), guard,
+				properties.getTranscript().getQueueCapacity(), writers, writers::shutdown);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	ApprovalStore mantleApprovalStore(MantleHooksProperties properties, ObjectProvider<DataSource> dataSource) {
+	ApprovalStore mantleApprovalStore(MantleHooksProperties properties, ObjectProvider<DataSource> dataSource,
+			CircuitBreakerRegistry breakers, TimeLimiterRegistry timeLimiters) {
 		DataSource database = database(properties.getApprovals().getStore(), dataSource, "approvals.store");
-		return (database != null) ? JdbcStores.approvals(database) : new InMemoryApprovalStore();
+		if (database == null) {
+			return new InMemoryApprovalStore();
+		}
+		Duration timeout = queryTimeout(properties);
+		return new GuardedApprovalStore(JdbcStores.approvals(database, timeout), new StoreGuard(StoreGuard.APPROVALS,
+				"approval store", timeout, breakers, timeLimiters, storeExecutor(properties)));
+	}
+
+	/**
+	 * The threads database store calls run on, so that a caller stops waiting at the time
+	 * limit: virtual threads when the hooks use them; else a thread per call (an
+	 * abandoned call holds its thread until the driver gives up).
+	 */
+	private static AsyncTaskExecutor storeExecutor(MantleHooksProperties properties) {
+		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("mantle-store-");
+		executor.setDaemon(true);
+		if (properties.getExecutor().isVirtualThreads()
+				&& JavaVersion.getJavaVersion().isEqualOrNewerThan(JavaVersion.TWENTY_ONE)) {
+			executor.setVirtualThreads(true);
+		}
+		return executor;
+	}
+
+	private static Duration queryTimeout(MantleHooksProperties properties) {
+		Duration timeout = properties.getJdbc().getQueryTimeout();
+		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+			String property = MantleHooksProperties.CONFIG_PREFIX + ".jdbc.query-timeout";
+			throw new HookDefinitionException(List.of(new HookProblem(
+					"Property '" + property + "' is " + timeout + ", but it must be a positive duration.",
+					"Set '" + property
+							+ "' to a positive duration (for example 2s), or remove it to use the default.")));
+		}
+		return timeout;
+	}
+
+	private static void checkQueueCapacity(int capacity) {
+		if (capacity < 1) {
+			String property = MantleHooksProperties.CONFIG_PREFIX + ".transcript.queue-capacity";
+			throw new HookDefinitionException(List
+				.of(new HookProblem("Property '" + property + "' is " + capacity + ", but it must be at least 1.",
+						"Set '" + property + "' to a positive number, or remove it to use the default.")));
+		}
 	}
 
 	/**
@@ -96,12 +167,12 @@ public final class MantleHooksStoresAutoConfiguration {
 	 */
 	private static final class JdbcStores {
 
-		static TranscriptStore transcript(DataSource dataSource) {
-			return new JdbcTranscriptStore(dataSource);
+		static TranscriptStore transcript(DataSource dataSource, Duration queryTimeout) {
+			return new JdbcTranscriptStore(dataSource, queryTimeout);
 		}
 
-		static ApprovalStore approvals(DataSource dataSource) {
-			return new JdbcApprovalStore(dataSource);
+		static ApprovalStore approvals(DataSource dataSource, Duration queryTimeout) {
+			return new JdbcApprovalStore(dataSource, queryTimeout);
 		}
 
 	}
@@ -121,9 +192,8 @@ public final class MantleHooksStoresAutoConfiguration {
 		DataSourceScriptDatabaseInitializer mantleHooksSchemaInitializer(DataSource dataSource,
 				MantleHooksProperties properties, ObjectProvider<TranscriptStore> transcript,
 				ObjectProvider<ApprovalStore> approvals, ObjectProvider<ToolApprovalPolicy> policy) {
-			boolean needed = transcript.getIfUnique() instanceof JdbcTranscriptStore
-					|| (approvalsConfigured(properties, policy)
-							&& approvals.getIfUnique() instanceof JdbcApprovalStore);
+			boolean needed = isJdbc(transcript.getIfUnique())
+					|| (approvalsConfigured(properties, policy) && isJdbc(approvals.getIfUnique()));
 			DatabaseInitializationSettings settings = new DatabaseInitializationSettings();
 			settings
 				.setMode(needed ? mode(properties.getJdbc().getInitializeSchema()) : DatabaseInitializationMode.NEVER);
@@ -142,6 +212,19 @@ public final class MantleHooksStoresAutoConfiguration {
 				settings.setSchemaLocations(locations);
 			}
 			return new DataSourceScriptDatabaseInitializer(dataSource, settings);
+		}
+
+		/**
+		 * Whether a store bean keeps its data in the database tables of the starter.
+		 */
+		private static boolean isJdbc(@Nullable Object store) {
+			if (store instanceof QueuedTranscriptStore queued) {
+				return isJdbc(queued.delegate());
+			}
+			if (store instanceof GuardedApprovalStore guarded) {
+				return isJdbc(guarded.delegate());
+			}
+			return store instanceof JdbcTranscriptStore || store instanceof JdbcApprovalStore;
 		}
 
 		private static DatabaseInitializationMode mode(MantleHooksProperties.SchemaInitialization initialization) {

@@ -1,6 +1,7 @@
 package io.mantlehooks.ai;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -18,6 +19,7 @@ import io.mantlehooks.transcript.TranscriptEntry;
 import io.mantlehooks.transcript.TranscriptRole;
 import io.mantlehooks.transcript.TranscriptStore;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,6 +38,8 @@ import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
+
+import static org.hamcrest.Matchers.hasSize;
 
 /**
  * Two instances of one application ("A" and "B") on one PostgreSQL, with Spring AI's JDBC
@@ -116,6 +120,11 @@ class TwoInstancesTests {
 		assertThat(lastRequest).contains("user: Refund order 42", "assistant: Order 42 is refunded.", "user: Thanks")
 			.noneMatch((message) -> message.contains("spam"));
 
+		// each instance writes its turns' entries in the background: A reads B's once
+		// written
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(30))
+			.until(() -> instanceA.getBean(TranscriptStore.class).find(CONVERSATION), hasSize(8));
 		List<TranscriptEntry> transcript = instanceA.getBean(TranscriptStore.class).find(CONVERSATION);
 		assertThat(transcript)
 			.extracting(TranscriptEntry::role, TranscriptEntry::text, TranscriptEntry::discarded,

@@ -10,6 +10,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.InMemoryApprovalStore;
 import io.mantlehooks.approval.JdbcApprovalStore;
@@ -27,6 +29,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
  * The transcript and approval stores the starter picks, on H2: the database when the
@@ -45,8 +48,15 @@ class JdbcStoresTests {
 	@Test
 	void withADataSourceBothStoresUseItAndTheTablesAreCreated() {
 		this.contextRunner.run((context) -> {
-			assertThat(context.getBean(TranscriptStore.class)).isInstanceOf(JdbcTranscriptStore.class);
-			assertThat(context.getBean(ApprovalStore.class)).isInstanceOf(JdbcApprovalStore.class);
+			assertThat(context.getBean(TranscriptStore.class)).isInstanceOfSatisfying(QueuedTranscriptStore.class,
+					(queued) -> assertThat(queued.delegate()).isInstanceOf(JdbcTranscriptStore.class));
+			assertThat(context.getBean(ApprovalStore.class)).isInstanceOfSatisfying(GuardedApprovalStore.class,
+					(guarded) -> assertThat(guarded.delegate()).isInstanceOf(JdbcApprovalStore.class));
+			// both behind circuit breakers of the application's registry, so meters bind
+			// them
+			assertThat(context.getBean(CircuitBreakerRegistry.class).getAllCircuitBreakers())
+				.extracting(CircuitBreaker::getName)
+				.contains("mantle.store.transcript", "mantle.store.approvals");
 			transcriptContract(context.getBean(TranscriptStore.class));
 			approvalContract(context.getBean(ApprovalStore.class));
 		});
@@ -84,11 +94,23 @@ class JdbcStoresTests {
 	@Test
 	void noSchemaIsCreatedWhenSaidSo() {
 		this.contextRunner.withPropertyValues("mantle.hooks.jdbc.initialize-schema=never").run((context) -> {
-			TranscriptStore store = context.getBean(TranscriptStore.class);
-			org.assertj.core.api.Assertions.assertThatException()
-				.isThrownBy(() -> store.append(entry("c-1", TranscriptRole.USER, "hi", NOW)))
-				.withMessageContaining("bad SQL grammar [INSERT INTO mantle_transcript");
+			QueuedTranscriptStore store = context.getBean(QueuedTranscriptStore.class);
+			// the write fails in the background: counted, never thrown at the turn
+			store.append(entry("c-1", TranscriptRole.USER, "hi", NOW));
+			assertThatException().isThrownBy(() -> store.find("c-1"))
+				.withMessageContaining("bad SQL grammar [SELECT conversation_id");
+			assertThat(store.getFailedWrites()).isOne();
 		});
+	}
+
+	@Test
+	void aQueryTimeoutThatIsNotPositiveFailsStartupWithTheKey() {
+		this.contextRunner.withPropertyValues("mantle.hooks.jdbc.query-timeout=0s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("Property 'mantle.hooks.jdbc.query-timeout' is PT0S, but it must be a positive "
+						+ "duration."));
 	}
 
 	@Test
@@ -131,6 +153,17 @@ class JdbcStoresTests {
 		store.delete("c-1");
 		assertThat(store.find("c-1")).isEmpty();
 		assertThat(store.find("c-2")).hasSize(1);
+		// U+0000 (which PostgreSQL text cannot hold) and U+0001 (the escape) read back as
+		// written
+		List<String> texts = List.of("nul\u0000in the middle", "\u0001starts with the escape", "\u0001\u00000\u0001",
+				"\u0000");
+		texts.forEach((text) -> store.append(entry("c-3", TranscriptRole.USER, text, at)));
+		assertThat(store.find("c-3")).extracting(TranscriptEntry::text).containsExactlyInAnyOrderElementsOf(texts);
+		store.append(new TranscriptEntry("c-\u00004", "t-1", "user\u0000-1", "web\u0000", TranscriptRole.USER, "x",
+				false, null, at));
+		assertThat(store.find("c-\u00004")).singleElement()
+			.satisfies((entry) -> assertThat(entry.senderId()).isEqualTo("user\u0000-1"))
+			.satisfies((entry) -> assertThat(entry.channel()).isEqualTo("web\u0000"));
 	}
 
 	static void approvalContract(ApprovalStore store) {
