@@ -6,6 +6,7 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -25,6 +26,8 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Timeout.ThreadMode;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,6 +90,7 @@ class StoreOutageTests {
 	}
 
 	@Test
+	@Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
 	void postgresStoppedMidRunCostsTurnsNoMoreThanTheQueryTimeoutAndWritesResumeWhenItIsBack(@TempDir Path data,
 			CapturedOutput output) throws Exception {
 		int port = freePort();
@@ -102,6 +106,7 @@ class StoreOutageTests {
 	}
 
 	@Test
+	@Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = ThreadMode.SEPARATE_THREAD)
 	void aDatabaseThatAcceptsConnectionsAndNeverAnswersCostsTurnsNoMoreThanTheQueryTimeout(CapturedOutput output)
 			throws Exception {
 		try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start();
@@ -141,8 +146,6 @@ class StoreOutageTests {
 			ThrowingRunnable up) throws Exception {
 		TranscriptStore transcript = context.getBean(TranscriptStore.class);
 		ShopTools tools = context.getBean(ShopTools.class);
-		MeterRegistry meters = new SimpleMeterRegistry();
-		context.getBean("mantleTranscriptWriteMetrics", MeterBinder.class).bindTo(meters);
 
 		this.openAi.reply(Reply.text("Hello."));
 		assertThat(text(turn(context, "Hi", null))).isEqualTo("Hello.");
@@ -170,6 +173,8 @@ class StoreOutageTests {
 		assertThat(text(pausing)).isEqualTo(CANNOT);
 		assertThat(tools.refunds).hasValue(0);
 		// what could not be written is counted and logged, not lost silently
+		MeterRegistry meters = new SimpleMeterRegistry();
+		context.getBean("mantleTranscriptWriteMetrics", MeterBinder.class).bindTo(meters);
 		int outageEntries = 2 * turns + 4;
 		await().atMost(Duration.ofSeconds(60))
 			.untilAsserted(
