@@ -232,9 +232,10 @@ public class MantleHooksProperties {
 	public static class Observers {
 
 		/**
-		 * Maximum number of invocations in flight per observe hook (running, or still
-		 * running after a timeout); beyond it an invocation is dropped and counted, never
-		 * queued.
+		 * Maximum number of invocations in flight per observe hook once one of them has
+		 * outlived its timeout and still runs (a hung hook); beyond it an invocation is
+		 * dropped and counted, never queued. A hook without such an invocation is never
+		 * limited: load is not a fault.
 		 */
 		private int maxConcurrent = 64;
 
@@ -254,8 +255,10 @@ public class MantleHooksProperties {
 	public static class Modify {
 
 		/**
-		 * Maximum number of invocations in flight per modify hook (running, or still
-		 * running after a timeout); beyond it the point's fail policy applies at once.
+		 * Maximum number of invocations in flight per modify hook once one of them has
+		 * outlived its timeout and still runs (a hung hook); beyond it the point's fail
+		 * policy applies at once. A hook without such an invocation is never limited:
+		 * load is not a fault.
 		 */
 		private int maxConcurrent = 64;
 
