@@ -6,6 +6,7 @@ import java.util.Set;
 import io.mantlehooks.ai.chat.MantleChatClientCustomizer;
 import io.mantlehooks.ai.knowledge.KnowledgeBeanPostProcessor;
 import io.mantlehooks.ai.model.ChatModelBeanPostProcessor;
+import io.mantlehooks.ai.model.UnhookedCallCoverageCheck;
 import io.mantlehooks.ai.model.UnhookedCallDetector;
 import io.mantlehooks.ai.model.UnhookedCallObservationHandler;
 import io.mantlehooks.ai.tool.MantleMcpMetaConverter;
@@ -89,6 +90,19 @@ public final class MantleHooksChatClientAutoConfiguration {
 	@Bean
 	UnhookedCallObservationHandler mantleUnhookedCallObservationHandler(UnhookedCallDetector detector) {
 		return new UnhookedCallObservationHandler(detector);
+	}
+
+	/**
+	 * Names the chat models whose unhooked calls cannot be seen once the context is up
+	 * (asking for the registry earlier would be a cycle: the registry collects the
+	 * handlers).
+	 */
+	@Bean
+	static UnhookedCallCoverageCheck mantleUnhookedCallCoverageCheck(ObjectProvider<ChatModelBeanPostProcessor> models,
+			ObjectProvider<UnhookedCallDetector> detector, ObjectProvider<HookMethodProcessor> processor,
+			ObjectProvider<ObservationRegistry> observationRegistry) {
+		return new UnhookedCallCoverageCheck(models, detector, () -> processor.getObject().pointsWithHooks(),
+				observationRegistry);
 	}
 
 	/**
