@@ -223,13 +223,8 @@ class LoadIsNotAFaultTests {
 		 * Tool-calling options, so that a {@code ChatClient} offers tools to this model.
 		 */
 		@Override
-		public ChatOptions getDefaultOptions() {
-			return ToolCallingChatOptions.builder().build();
-		}
-
-		@Override
 		public ChatOptions getOptions() {
-			return getDefaultOptions();
+			return ToolCallingChatOptions.builder().build();
 		}
 
 		@Override
