@@ -396,7 +396,15 @@ class ApprovalTests {
 				.collectList()
 				.block();
 			ChatClientResponse last = paused.get(paused.size() - 1);
-			assertThat(last.context()).containsEntry(MantleHooks.OUTCOME, "awaiting_approval");
+			assertThat(last.context()).containsEntry(MantleHooks.OUTCOME, "awaiting_approval")
+				.containsEntry(MantleHooks.APPROVAL_CALLS,
+						List.of(new ApprovalCall("refund", "{\"id\":\"42-checked\"}")));
+			assertThat(paused.stream()
+				.filter((chunk) -> chunk.chatResponse() != null && chunk.chatResponse().getResult() != null)
+				.map(ApprovalTests::text)
+				.filter(java.util.Objects::nonNull)
+				.reduce("", String::concat))
+				.isEqualTo("I need your approval before I run:\nrefund {\"id\":\"42-checked\"}");
 			String approvalId = (String) last.context().get(MantleHooks.APPROVAL_ID);
 			String answer = String.join("",
 					context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)

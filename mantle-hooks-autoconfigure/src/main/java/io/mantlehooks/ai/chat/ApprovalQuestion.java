@@ -19,7 +19,8 @@ import org.apache.commons.logging.LogFactory;
  * every call that runs if the batch is approved, one per line in batch order,
  * {@code {tool}} and {@code {arguments}} the first call that needs approval. A batch of
  * several calls is never asked about with a text that names only one: without
- * {@code {calls}}, the packaged text asks instead (and a WARN says so, once).
+ * {@code {calls}}, the packaged text asks instead (and a WARN says so, once per tool
+ * loop).
  */
 final class ApprovalQuestion {
 
@@ -29,10 +30,7 @@ final class ApprovalQuestion {
 
 	private static final String CALLS = "{calls}";
 
-	private static final AtomicBoolean warned = new AtomicBoolean();
-
-	private ApprovalQuestion() {
-	}
+	private final AtomicBoolean warned = new AtomicBoolean();
 
 	/**
 	 * Return the question.
@@ -41,10 +39,10 @@ final class ApprovalQuestion {
 	 * @param calls every call of the batch, as stored
 	 * @return the question
 	 */
-	static String of(String text, ToolCallPayload call, List<ApprovalCall> calls) {
+	String of(String text, ToolCallPayload call, List<ApprovalCall> calls) {
 		String template = text;
 		if (calls.size() > 1 && !template.contains(CALLS)) {
-			if (warned.compareAndSet(false, true)) {
+			if (this.warned.compareAndSet(false, true)) {
 				logger.warn("The text of " + HookResponses.TOOL_APPROVAL_REQUIRED + " has no {calls} placeholder, so "
 						+ "it cannot name every call of a batch; batches of several calls are asked about with the "
 						+ "packaged text. Add {calls} to the text");

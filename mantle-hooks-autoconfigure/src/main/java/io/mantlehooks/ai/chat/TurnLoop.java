@@ -50,6 +50,8 @@ final class TurnLoop {
 
 	private final int maxIterations;
 
+	private final ApprovalQuestion question = new ApprovalQuestion();
+
 	TurnLoop(HookRunner hooks, HookResponses responses, OutgoingTextStage outgoing, ToolBatch tools,
 			int maxIterations) {
 		this.hooks = hooks;
@@ -166,7 +168,7 @@ final class TurnLoop {
 			state.outcome(Outcome.hookError("the batch could not be stored for approval"));
 			return finish(state, engineReply(state, HookResponses.TOOL_CALL_HOOK_ERROR), false);
 		}
-		String question = ApprovalQuestion.of(this.responses.resolve(null, HookResponses.TOOL_APPROVAL_REQUIRED), call,
+		String question = this.question.of(this.responses.resolve(null, HookResponses.TOOL_APPROVAL_REQUIRED), call,
 				calls);
 		return this.outgoing.process(state.turn(), question).then((reply) -> {
 			if (reply.outcome() != null) {
