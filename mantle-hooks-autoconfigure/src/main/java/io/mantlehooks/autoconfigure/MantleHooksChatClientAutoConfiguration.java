@@ -12,6 +12,7 @@ import io.mantlehooks.ai.model.UnhookedCallObservationHandler;
 import io.mantlehooks.ai.tool.MantleMcpMetaConverter;
 import io.mantlehooks.ai.tool.ToolApprovals;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
+import io.mantlehooks.approval.ApprovalAuthorizer;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.ToolApprovalPolicy;
 import io.mantlehooks.observation.TurnObservationConvention;
@@ -51,12 +52,15 @@ public final class MantleHooksChatClientAutoConfiguration {
 			ObjectProvider<ToolCallingManager> toolCallingManager, MantleHooksProperties properties,
 			HookMethodProcessor processor, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<TurnObservationConvention> convention, ObjectProvider<ToolApprovalPolicy> approvalPolicy,
-			ObjectProvider<ApprovalStore> approvalStore, ObjectProvider<TranscriptStore> transcript) {
+			ObjectProvider<ApprovalStore> approvalStore, ObjectProvider<ApprovalAuthorizer> approvalAuthorizer,
+			ObjectProvider<TranscriptStore> transcript) {
 		ToolApprovals approvals = null;
 		ApprovalStore store = approvalStore.getIfUnique();
 		if (store != null && MantleHooksStoresAutoConfiguration.approvalsConfigured(properties, approvalPolicy)) {
 			approvals = new ToolApprovals(Set.copyOf(properties.getApprovals().getTools()),
-					approvalPolicy.getIfUnique(), store, properties.getApprovals().getTtl(), Clock.systemUTC());
+					approvalPolicy.getIfUnique(), store, properties.getApprovals().getTtl(), Clock.systemUTC(),
+					approvalAuthorizer.getIfUnique(),
+					properties.getApprovals().getDecidedBy() == MantleHooksProperties.Approvals.DecidedBy.SENDER);
 		}
 		return new MantleChatClientCustomizer(hooks, responses,
 				toolCallingManager.getIfAvailable(() -> ToolCallingManager.builder().build()),

@@ -497,6 +497,12 @@ public class MantleHooksProperties {
 		 */
 		private @Nullable StoreType store;
 
+		/**
+		 * Who may approve or deny a paused batch when there is no ApprovalAuthorizer
+		 * bean: the sender that paused it, or anyone in its conversation.
+		 */
+		private DecidedBy decidedBy = DecidedBy.SENDER;
+
 		public List<String> getTools() {
 			return this.tools;
 		}
@@ -519,6 +525,31 @@ public class MantleHooksProperties {
 
 		public void setStore(@Nullable StoreType store) {
 			this.store = store;
+		}
+
+		public DecidedBy getDecidedBy() {
+			return this.decidedBy;
+		}
+
+		public void setDecidedBy(DecidedBy decidedBy) {
+			this.decidedBy = decidedBy;
+		}
+
+		/**
+		 * Who may approve or deny a paused batch.
+		 */
+		public enum DecidedBy {
+
+			/**
+			 * A turn of the sender that paused the batch, in its conversation.
+			 */
+			SENDER,
+
+			/**
+			 * Any turn in the batch's conversation.
+			 */
+			CONVERSATION
+
 		}
 
 	}

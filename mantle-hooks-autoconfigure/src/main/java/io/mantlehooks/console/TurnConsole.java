@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 import io.mantlehooks.MantleHooks;
-import io.mantlehooks.ai.tool.StoredBatchCodec;
+import io.mantlehooks.approval.ApprovalCall;
 import io.mantlehooks.approval.ApprovalResumer;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.PendingApproval;
@@ -17,7 +17,6 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClientResponse;
-import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.model.ChatResponse;
 
 /**
@@ -147,10 +146,10 @@ public final class TurnConsole {
 		}
 		Instant now = this.clock.instant();
 		PendingApproval pending;
-		List<AssistantMessage.ToolCall> calls;
+		List<ApprovalCall> calls;
 		try {
 			pending = this.approvals.find(turn.approvalId(), now).orElse(null);
-			calls = (pending != null) ? StoredBatchCodec.read(pending.batch()).output().getToolCalls() : List.of();
+			calls = (pending != null) ? pending.calls() : List.of();
 		}
 		catch (RuntimeException | Error ex) {
 			// a store that is down or a row that cannot be read: the turn is still shown
@@ -161,7 +160,7 @@ public final class TurnConsole {
 			return new ApprovalView(turn.approvalId(), false, false, null, List.of());
 		}
 		List<String> described = calls.stream()
-			.map((call) -> this.recorder.includesText() ? call.name() + " " + call.arguments() : call.name())
+			.map((call) -> this.recorder.includesText() ? call.text() : call.toolName())
 			.toList();
 		return new ApprovalView(turn.approvalId(), true, false, pending.expiresAt(), described);
 	}
@@ -218,7 +217,9 @@ public final class TurnConsole {
 	 * @param unreadable whether the store could not say (it failed, or the stored batch
 	 * could not be read; the log has why)
 	 * @param expiresAt when it expires, while pending
-	 * @param calls the calls: tool names, with arguments when texts are included
+	 * @param calls every call that runs if the batch is approved, in batch order, as the
+	 * approval question named them ({@link ApprovalCall#text()}); tool names only unless
+	 * texts are included
 	 */
 	public record ApprovalView(String id, boolean pending, boolean unreadable, @Nullable Instant expiresAt,
 			List<String> calls) {

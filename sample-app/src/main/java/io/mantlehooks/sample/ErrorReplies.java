@@ -27,6 +27,16 @@ class ErrorReplies {
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, ex.getMessage());
 	}
 
+	@ExceptionHandler(Visitors.NotYourConversationException.class)
+	ProblemDetail notYours(Visitors.NotYourConversationException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.FORBIDDEN, ex.getMessage());
+	}
+
+	@ExceptionHandler(Visitors.TooManyConversationsException.class)
+	ProblemDetail full(Visitors.TooManyConversationsException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage());
+	}
+
 	@ExceptionHandler(HttpMessageNotReadableException.class)
 	ProblemDetail unreadable(HttpMessageNotReadableException ex) {
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,

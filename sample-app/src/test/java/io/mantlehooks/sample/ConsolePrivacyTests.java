@@ -1,5 +1,6 @@
 package io.mantlehooks.sample;
 
+import java.net.CookieManager;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -10,7 +11,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.core.ParameterizedTypeReference;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestClient;
@@ -127,11 +127,7 @@ class ConsolePrivacyTests {
 	}
 
 	private RestClient http() {
-		return RestClient.builder()
-			.baseUrl("http://127.0.0.1:" + this.port)
-			.defaultStatusHandler(HttpStatusCode::isError, (request, response) -> {
-			})
-			.build();
+		return ShopScenarioTests.http(this.port, new CookieManager());
 	}
 
 }
