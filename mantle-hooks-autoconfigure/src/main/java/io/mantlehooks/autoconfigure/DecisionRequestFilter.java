@@ -5,6 +5,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.URLDecoder;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -186,7 +187,7 @@ final class DecisionRequestFilter extends OncePerRequestFilter {
 		public BufferedReader getReader() {
 			String encoding = getCharacterEncoding();
 			return new BufferedReader(new InputStreamReader(getInputStream(),
-					(encoding != null) ? java.nio.charset.Charset.forName(encoding) : StandardCharsets.UTF_8));
+					(encoding != null) ? Charset.forName(encoding) : StandardCharsets.UTF_8));
 		}
 
 		@Override

@@ -138,14 +138,14 @@ public final class TurnConsole {
 		try {
 			PendingApproval approval = waiting(approvalId);
 			if (approval == null) {
-				logger.info("Turn console: approval " + approvalId + " was not found (decided or expired); "
+				logger.info("Turn console: approval " + clean(approvalId) + " was not found (decided or expired); "
 						+ (approved ? "approve" : "deny") + " " + by + " ran nothing");
 				return new Decision("approval_not_found", null);
 			}
 			ChatClientResponse resumed = this.resumer.resume(approval, approved, (reason != null) ? reason : "");
 			String outcome = outcomeOf(approvalId, resumed, approved);
-			logger.info("Turn console: approval " + approvalId + " of conversation '" + approval.conversationId() + "' "
-					+ (approved ? "approve" : "deny") + " " + by + ": " + outcome + " (resumed turn "
+			logger.info("Turn console: approval " + approvalId + " of conversation '" + clean(approval.conversationId())
+					+ "' " + (approved ? "approve" : "deny") + " " + by + ": " + outcome + " (resumed turn "
 					+ turnIdOf(resumed) + ")");
 			if (outcome.equals("approved") || outcome.equals("denied")) {
 				record(approval, resumed, approved, reason, operator);
@@ -183,10 +183,14 @@ public final class TurnConsole {
 		}
 	}
 
-	/** Who decided, for the log: a principal's name cannot break the log line. */
+	/** Who decided, for the log. */
 	private static String describe(@Nullable String operator) {
-		return (operator != null) ? "by '" + operator.replaceAll("\\p{Cntrl}", "?") + "'"
-				: "by an operator who is not signed in";
+		return (operator != null) ? "by '" + clean(operator) + "'" : "by an operator who is not signed in";
+	}
+
+	/** A name or id from a request cannot break the log line. */
+	private static String clean(String text) {
+		return text.replaceAll("\\p{Cntrl}", "?");
 	}
 
 	private static String turnIdOf(@Nullable ChatClientResponse resumed) {

@@ -6,8 +6,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.security.Principal;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.MantleHooks;
@@ -15,11 +17,17 @@ import io.mantlehooks.approval.ApprovalResumer;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.PendingApproval;
 import io.mantlehooks.console.TurnConsole;
+import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.test.ScriptedChatModel;
 import io.mantlehooks.transcript.TranscriptEntry;
 import io.mantlehooks.transcript.TranscriptRole;
 import io.mantlehooks.transcript.TranscriptStore;
 import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import org.junit.jupiter.api.Test;
@@ -31,6 +39,7 @@ import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -181,11 +190,10 @@ class ConsoleDecisionsTests {
 	void anEndpointCreatedReadOnlyDecidesNothingWhenCalledDirectly() throws Exception {
 		try (ConfigurableApplicationContext app = start("management.endpoint.mantlehooks.access=unrestricted")) {
 			String approvalId = pause(app);
-			MantleHooksEndpoint readOnly = new MantleHooksEndpoint(
-					app.getBean(io.mantlehooks.runtime.HookRegistry.class),
-					app.getBean(io.mantlehooks.runtime.HookRunner.class), app.getBean(MantleHooksProperties.class),
+			MantleHooksEndpoint readOnly = new MantleHooksEndpoint(app.getBean(HookRegistry.class),
+					app.getBean(HookRunner.class), app.getBean(MantleHooksProperties.class),
 					app.getBean(TurnConsole.class), Access.READ_ONLY);
-			assertThatExceptionOfType(org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class)
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
 				.isThrownBy(() -> readOnly.decide("approvals", approvalId, "true", null, () -> "alice"))
 				.withMessageContaining("management.endpoint.mantlehooks.access=unrestricted");
 			assertThat(app.getBean(WipeTools.class).wiped).hasValue(0);
@@ -194,7 +202,7 @@ class ConsoleDecisionsTests {
 	}
 
 	private static boolean waiting(ConfigurableApplicationContext app, String approvalId) {
-		return app.getBean(ApprovalStore.class).find(approvalId, java.time.Instant.now()).isPresent();
+		return app.getBean(ApprovalStore.class).find(approvalId, Instant.now()).isPresent();
 	}
 
 	private static ConfigurableApplicationContext start(String... properties) {
@@ -277,7 +285,7 @@ class ConsoleDecisionsTests {
 			return new OperatorFilter();
 		}
 
-		ChatClientResponse chat(String text, java.util.function.Consumer<ChatClient.AdvisorSpec> advisors) {
+		ChatClientResponse chat(String text, Consumer<ChatClient.AdvisorSpec> advisors) {
 			return this.chatClient.prompt()
 				.user(text)
 				.tools(this.tools)
@@ -296,8 +304,8 @@ class ConsoleDecisionsTests {
 		static final String HEADER = "X-Test-Operator";
 
 		@Override
-		public void doFilter(jakarta.servlet.ServletRequest request, jakarta.servlet.ServletResponse response,
-				jakarta.servlet.FilterChain chain) throws IOException, jakarta.servlet.ServletException {
+		public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+				throws IOException, ServletException {
 			HttpServletRequest http = (HttpServletRequest) request;
 			String operator = http.getHeader(HEADER);
 			chain.doFilter((operator != null) ? new HttpServletRequestWrapper(http) {
