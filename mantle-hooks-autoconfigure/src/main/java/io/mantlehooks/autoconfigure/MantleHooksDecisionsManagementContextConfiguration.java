@@ -1,5 +1,7 @@
 package io.mantlehooks.autoconfigure;
 
+import java.util.Optional;
+
 import jakarta.servlet.Filter;
 import org.jspecify.annotations.Nullable;
 
@@ -26,9 +28,12 @@ public final class MantleHooksDecisionsManagementContextConfiguration {
 	@Bean
 	DecisionRequestFilter mantleDecisionRequestFilter(ObjectProvider<MantleHooksEndpoint> endpoint,
 			ObjectProvider<PathMappedEndpoints> paths) {
-		// looked up on the first request: the endpoint and its path exist once the
-		// contexts are up
-		return new DecisionRequestFilter(SingletonSupplier.of(() -> approvalsPath(endpoint, paths)));
+		// looked up on the first request (the endpoint and its path exist once the
+		// contexts are up) and kept, also when there is none: a POST elsewhere costs no
+		// look-up
+		SingletonSupplier<Optional<String>> path = SingletonSupplier
+			.of(() -> Optional.ofNullable(approvalsPath(endpoint, paths)));
+		return new DecisionRequestFilter(() -> path.obtain().orElse(null));
 	}
 
 	private static @Nullable String approvalsPath(ObjectProvider<MantleHooksEndpoint> endpoint,
