@@ -13,6 +13,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.test.context.ActiveProfiles;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * no network: nothing it serves names another origin.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "mantle.hooks.console.include-text=false")
+@ActiveProfiles("console-decisions")
 class ConsolePrivacyTests {
 
 	private static final Pattern EXTERNAL_URL = Pattern.compile("(?i)(https?:)?//[a-z0-9.-]+\\.[a-z]{2,}");
