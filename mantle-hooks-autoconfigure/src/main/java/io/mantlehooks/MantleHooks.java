@@ -41,8 +41,9 @@ public final class MantleHooks {
 	 * ({@code rejected}) or failed closed ({@code hook_error}), the turn reached
 	 * {@code mantle.hooks.max-iterations} ({@code max_iterations}), its {@code .call()}
 	 * thread was interrupted ({@code cancelled}), a tool call waits for approval
-	 * ({@code awaiting_approval}, with {@link #APPROVAL_ID}), or an approval or denial
-	 * named no pending batch ({@code approval_not_found}). Only the engine sets it: a
+	 * ({@code awaiting_approval}, with {@link #APPROVAL_ID}), an approval or denial named
+	 * no pending batch ({@code approval_not_found}) or one this turn may not decide
+	 * ({@code approval_not_allowed}: it keeps waiting). Only the engine sets it: a
 	 * client-supplied value is removed when the turn starts.
 	 */
 	public static final String OUTCOME = "mantle.outcome";
@@ -59,6 +60,14 @@ public final class MantleHooks {
 	 * {@link #deny}. Only the engine sets it.
 	 */
 	public static final String APPROVAL_ID = "mantle.approval_id";
+
+	/**
+	 * Response context key: with {@link #APPROVAL_ID}, every call that runs if the batch
+	 * is approved, in batch order, as a
+	 * {@code List<io.mantlehooks.approval.ApprovalCall>}: the calls the approval question
+	 * names. Only the engine sets it.
+	 */
+	public static final String APPROVAL_CALLS = "mantle.approval_calls";
 
 	/** Advisor param: the approval id of a paused batch to run. */
 	public static final String APPROVE = "mantle.approve";

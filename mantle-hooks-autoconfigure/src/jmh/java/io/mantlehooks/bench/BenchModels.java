@@ -16,6 +16,12 @@ import org.springframework.ai.chat.prompt.Prompt;
  */
 final class BenchModels {
 
+	/** What a call answers. */
+	static final String CALLED_TEXT = "The answer is forty-two.";
+
+	/** What a stream's chunks add up to. */
+	static final String STREAMED_TEXT = "word0 word1 word2 word3 word4 word5 word6 word7 word8 word9 ";
+
 	private BenchModels() {
 	}
 
@@ -25,7 +31,7 @@ final class BenchModels {
 	static final class Instant implements ChatModel {
 
 		private static final ChatResponse RESPONSE = new ChatResponse(
-				List.of(new Generation(new AssistantMessage("The answer is forty-two."))));
+				List.of(new Generation(new AssistantMessage(CALLED_TEXT))));
 
 		private static final List<ChatResponse> CHUNKS = chunks();
 

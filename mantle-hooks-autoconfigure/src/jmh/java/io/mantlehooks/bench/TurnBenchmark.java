@@ -70,7 +70,7 @@ public class TurnBenchmark {
 			case "hungHookOpenBreaker" -> BenchHooks.HungRequestHook.class;
 			default -> null;
 		};
-		Map<String, Object> properties = new java.util.HashMap<>(Map.of("mantle.hooks.observers.max-concurrent", "100000"));
+		Map<String, Object> properties = new java.util.HashMap<>();
 		if ("everyPointConsole".equals(this.variant)) {
 			// the console records every turn and, with texts, what each modify hook changed
 			properties.put("mantle.hooks.console.enabled", "true");

@@ -8,7 +8,9 @@ import org.springframework.ai.chat.client.ChatClientResponse;
  * application knows the {@code ChatClient} a conversation uses (its memory, tools and
  * advisors), so it provides this bean; typically it calls its own chat service with
  * {@code MantleHooks.approve(id)} or {@code MantleHooks.deny(id, reason)} in the
- * conversation of {@code approval}:
+ * conversation of {@code approval}, as its sender ({@code approval.senderId()}: with
+ * {@code mantle.hooks.approvals.decided-by=sender} another sender id is refused, unless
+ * an {@link ApprovalAuthorizer} allows it):
  *
  * <pre class="code">
  * &#64;Bean

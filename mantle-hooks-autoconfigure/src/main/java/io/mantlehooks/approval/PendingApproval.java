@@ -1,13 +1,15 @@
 package io.mantlehooks.approval;
 
 import java.time.Instant;
+import java.util.List;
 
 import org.springframework.util.Assert;
 
 /**
  * A paused tool-call batch waiting for a person. The batch itself (the calls as the
  * tool-call hooks left them, their MCP metadata and what the turn needs to continue) is
- * opaque to stores: they keep {@code batch} as they got it.
+ * opaque to stores: they keep {@code batch} as they got it; {@link #calls()} reads the
+ * calls out of it.
  *
  * @param id the approval id the user gets ({@code mantle.approval_id})
  * @param conversationId the conversation the batch belongs to
@@ -28,6 +30,17 @@ public record PendingApproval(String id, String conversationId, String senderId,
 		Assert.notNull(createdAt, "'createdAt' must not be null");
 		Assert.notNull(expiresAt, "'expiresAt' must not be null");
 		Assert.notNull(batch, "'batch' must not be null");
+	}
+
+	/**
+	 * Return the calls that run if the batch is approved, in batch order: the calls the
+	 * approval question listed (read from {@code batch} on each call).
+	 * @return the calls
+	 * @throws IllegalArgumentException when {@code batch} is not a batch the engine
+	 * stored
+	 */
+	public List<ApprovalCall> calls() {
+		return BatchCalls.read(this.batch);
 	}
 
 }

@@ -6,11 +6,13 @@ import java.util.Set;
 import io.mantlehooks.ai.chat.MantleChatClientCustomizer;
 import io.mantlehooks.ai.knowledge.KnowledgeBeanPostProcessor;
 import io.mantlehooks.ai.model.ChatModelBeanPostProcessor;
+import io.mantlehooks.ai.model.UnhookedCallCoverageCheck;
 import io.mantlehooks.ai.model.UnhookedCallDetector;
 import io.mantlehooks.ai.model.UnhookedCallObservationHandler;
 import io.mantlehooks.ai.tool.MantleMcpMetaConverter;
 import io.mantlehooks.ai.tool.ToolApprovals;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
+import io.mantlehooks.approval.ApprovalAuthorizer;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.ToolApprovalPolicy;
 import io.mantlehooks.observation.TurnObservationConvention;
@@ -50,12 +52,15 @@ public final class MantleHooksChatClientAutoConfiguration {
 			ObjectProvider<ToolCallingManager> toolCallingManager, MantleHooksProperties properties,
 			HookMethodProcessor processor, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<TurnObservationConvention> convention, ObjectProvider<ToolApprovalPolicy> approvalPolicy,
-			ObjectProvider<ApprovalStore> approvalStore, ObjectProvider<TranscriptStore> transcript) {
+			ObjectProvider<ApprovalStore> approvalStore, ObjectProvider<ApprovalAuthorizer> approvalAuthorizer,
+			ObjectProvider<TranscriptStore> transcript) {
 		ToolApprovals approvals = null;
 		ApprovalStore store = approvalStore.getIfUnique();
 		if (store != null && MantleHooksStoresAutoConfiguration.approvalsConfigured(properties, approvalPolicy)) {
 			approvals = new ToolApprovals(Set.copyOf(properties.getApprovals().getTools()),
-					approvalPolicy.getIfUnique(), store, properties.getApprovals().getTtl(), Clock.systemUTC());
+					approvalPolicy.getIfUnique(), store, properties.getApprovals().getTtl(), Clock.systemUTC(),
+					approvalAuthorizer.getIfUnique(),
+					properties.getApprovals().getDecidedBy() == MantleHooksProperties.Approvals.DecidedBy.SENDER);
 		}
 		return new MantleChatClientCustomizer(hooks, responses,
 				toolCallingManager.getIfAvailable(() -> ToolCallingManager.builder().build()),
@@ -89,6 +94,19 @@ public final class MantleHooksChatClientAutoConfiguration {
 	@Bean
 	UnhookedCallObservationHandler mantleUnhookedCallObservationHandler(UnhookedCallDetector detector) {
 		return new UnhookedCallObservationHandler(detector);
+	}
+
+	/**
+	 * Names the chat models whose unhooked calls cannot be seen once the context is up
+	 * (asking for the registry earlier would be a cycle: the registry collects the
+	 * handlers).
+	 */
+	@Bean
+	static UnhookedCallCoverageCheck mantleUnhookedCallCoverageCheck(ObjectProvider<ChatModelBeanPostProcessor> models,
+			ObjectProvider<UnhookedCallDetector> detector, ObjectProvider<HookMethodProcessor> processor,
+			ObjectProvider<ObservationRegistry> observationRegistry) {
+		return new UnhookedCallCoverageCheck(models, detector, () -> processor.getObject().pointsWithHooks(),
+				observationRegistry);
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.mantlehooks.autoconfigure;
 
+import java.security.Principal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +17,7 @@ import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.VirtualHookExecutor;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -30,9 +32,21 @@ import org.springframework.util.Assert;
  * state) and its observers; the lanes' limits; and per hook, its invocations since
  * startup by outcome. Like every endpoint but {@code health}, it is not exposed over the
  * web unless {@code management.endpoints.web.exposure.include} names it.
+ * <p>
+ * Its default access is read-only: Boot does not map the write operation that approves or
+ * denies a paused batch until {@code management.endpoint.mantlehooks.access=unrestricted}
+ * (anyone who can reach the endpoint could otherwise approve any batch by its id).
  */
-@Endpoint(id = "mantlehooks")
+@Endpoint(id = MantleHooksEndpoint.ID, defaultAccess = Access.READ_ONLY)
 public class MantleHooksEndpoint {
+
+	/** The endpoint's id. */
+	public static final String ID = "mantlehooks";
+
+	/**
+	 * What {@link TurnConsole.Turns#decisionsOff()} says when the access is read-only.
+	 */
+	public static final String READ_ONLY = "endpoint_read_only";
 
 	private final HookRegistry registry;
 
@@ -41,6 +55,8 @@ public class MantleHooksEndpoint {
 	private final MantleHooksProperties properties;
 
 	private final @Nullable TurnConsole console;
+
+	private final Access access;
 
 	/**
 	 * Create the endpoint.
@@ -61,13 +77,31 @@ public class MantleHooksEndpoint {
 	 */
 	public MantleHooksEndpoint(HookRegistry registry, HookRunner runner, MantleHooksProperties properties,
 			@Nullable TurnConsole console) {
+		this(registry, runner, properties, console, Access.READ_ONLY);
+	}
+
+	/**
+	 * Create the endpoint with the turn console's data under {@code /turns} and the
+	 * access Boot resolved for it.
+	 * @param registry the hooks
+	 * @param runner the runner, for invocations in flight
+	 * @param properties the configuration, for the limits
+	 * @param console recent turns, {@code null} when the console is off
+	 * @param access the endpoint's access
+	 * ({@code management.endpoint.mantlehooks.access}): decisions need
+	 * {@link Access#UNRESTRICTED}
+	 */
+	public MantleHooksEndpoint(HookRegistry registry, HookRunner runner, MantleHooksProperties properties,
+			@Nullable TurnConsole console, Access access) {
 		Assert.notNull(registry, "'registry' must not be null");
 		Assert.notNull(runner, "'runner' must not be null");
 		Assert.notNull(properties, "'properties' must not be null");
+		Assert.notNull(access, "'access' must not be null");
 		this.registry = registry;
 		this.runner = runner;
 		this.properties = properties;
 		this.console = console;
+		this.access = access;
 	}
 
 	/**
@@ -75,11 +109,15 @@ public class MantleHooksEndpoint {
 	 * with their hook invocations.
 	 * @param section {@code turns}
 	 * @return the turns, {@code null} (404) for another section or when the turn console
-	 * is off
+	 * is off; {@code canDecide} is {@code false} while the endpoint is read-only
 	 */
 	@ReadOperation
 	public TurnConsole.@Nullable Turns turns(@Selector String section) {
-		return ("turns".equals(section) && this.console != null) ? this.console.turns() : null;
+		if (!"turns".equals(section) || this.console == null) {
+			return null;
+		}
+		TurnConsole.Turns turns = this.console.turns();
+		return (decides()) ? turns : turns.withoutDecisions(READ_ONLY);
 	}
 
 	/**
@@ -97,23 +135,57 @@ public class MantleHooksEndpoint {
 	/**
 	 * Approve or deny a waiting tool-call batch ({@code POST
 	 * /actuator/mantlehooks/approvals/{id}} with {@code approve} and an optional
-	 * {@code reason}), through the application's {@code ApprovalResumer}.
+	 * {@code reason}), through the application's {@code ApprovalResumer}. Boot maps it
+	 * only when the endpoint's access is unrestricted. The request's principal (Spring
+	 * Security's signed-in user), when there is one, is logged and written to the
+	 * transcript as the one who decided.
 	 * @param section {@code approvals}
 	 * @param id the approval id
-	 * @param approve whether to run the batch
+	 * @param approve whether to run the batch: {@code true} or {@code false} (a JSON
+	 * boolean; anything else is refused with 400 and runs nothing)
 	 * @param reason why it was declined, at most
 	 * {@value io.mantlehooks.MantleHooks#MAX_DENY_REASON_LENGTH} characters (else 400)
-	 * @return what happened, {@code null} (404) when the console is off
+	 * @param principal who decides, {@code null} when nobody is signed in
+	 * @return what happened, {@code null} (204) when the console is off
 	 */
 	@WriteOperation
-	public TurnConsole.@Nullable Decision decide(@Selector String section, @Selector String id, boolean approve,
-			@Nullable String reason) {
+	public TurnConsole.@Nullable Decision decide(@Selector String section, @Selector String id, String approve,
+			@Nullable String reason, @Nullable Principal principal) {
+		if (!decides()) {
+			// Boot does not map this operation then; a caller that reaches it anyway
+			// (another adapter) decides nothing either
+			throw new InvalidEndpointRequestException(
+					"Decisions need management.endpoint." + ID + ".access=unrestricted",
+					"decisions are off: the endpoint is read-only");
+		}
+		// Boot hands web operations the body's values as text: "yes", "on" or "1" would
+		// convert to true, so only the two words a JSON boolean becomes are taken (the
+		// DecisionRequestFilter has already refused a body whose value is not a JSON
+		// boolean, and an approve in the query string)
+		if (!"true".equals(approve) && !"false".equals(approve)) {
+			throw new InvalidEndpointRequestException("'approve' must be a JSON boolean (true or false)",
+					DecisionRequestFilter.NOT_A_BOOLEAN);
+		}
 		if (reason != null && reason.length() > MantleHooks.MAX_DENY_REASON_LENGTH) {
 			throw new InvalidEndpointRequestException(
 					"'reason' must be at most " + MantleHooks.MAX_DENY_REASON_LENGTH + " characters",
 					"reason too long");
 		}
-		return ("approvals".equals(section) && this.console != null) ? this.console.decide(id, approve, reason) : null;
+		return ("approvals".equals(section) && this.console != null)
+				? this.console.decide(id, Boolean.parseBoolean(approve), reason, operator(principal)) : null;
+	}
+
+	/**
+	 * Return whether decisions are on: the endpoint's access is unrestricted.
+	 * @return whether {@code POST /approvals/{id}} decides
+	 */
+	boolean decides() {
+		return this.access == Access.UNRESTRICTED;
+	}
+
+	private static @Nullable String operator(@Nullable Principal principal) {
+		String name = (principal != null) ? principal.getName() : null;
+		return (name != null && !name.isBlank()) ? name : null;
 	}
 
 	/**

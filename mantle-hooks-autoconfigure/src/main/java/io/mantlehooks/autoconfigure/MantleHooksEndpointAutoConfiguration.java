@@ -6,6 +6,9 @@ import io.mantlehooks.runtime.HookRunner;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -15,7 +18,9 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The {@code mantlehooks} actuator endpoint, when Spring Boot Actuator is present and the
- * endpoint is available (enabled and exposed).
+ * endpoint is available (enabled and exposed). It learns its access from Boot's
+ * {@link EndpointAccessResolver}, as Boot's own discovery does, so the console can say
+ * that decisions are off while the access is read-only.
  */
 @AutoConfiguration(after = { MantleHooksAutoConfiguration.class, MantleHooksConsoleAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)
@@ -26,8 +31,12 @@ public final class MantleHooksEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnAvailableEndpoint
 	MantleHooksEndpoint mantleHooksEndpoint(HookRegistry registry, HookRunner runner, MantleHooksProperties properties,
-			ObjectProvider<TurnConsole> console) {
-		return new MantleHooksEndpoint(registry, runner, properties, console.getIfAvailable());
+			ObjectProvider<TurnConsole> console, ObjectProvider<EndpointAccessResolver> accessResolver) {
+		EndpointAccessResolver resolver = accessResolver.getIfAvailable();
+		// no resolver: nothing says decisions are allowed, so they are not
+		Access access = (resolver != null) ? resolver.accessFor(EndpointId.of(MantleHooksEndpoint.ID), Access.READ_ONLY)
+				: Access.READ_ONLY;
+		return new MantleHooksEndpoint(registry, runner, properties, console.getIfAvailable(), access);
 	}
 
 }

@@ -232,9 +232,10 @@ public class MantleHooksProperties {
 	public static class Observers {
 
 		/**
-		 * Maximum number of invocations in flight per observe hook (running, or still
-		 * running after a timeout); beyond it an invocation is dropped and counted, never
-		 * queued.
+		 * Maximum number of invocations in flight per observe hook once one of them has
+		 * outlived its timeout and still runs (a hung hook); beyond it an invocation is
+		 * dropped and counted, never queued. A hook without such an invocation is never
+		 * limited: load is not a fault.
 		 */
 		private int maxConcurrent = 64;
 
@@ -254,8 +255,10 @@ public class MantleHooksProperties {
 	public static class Modify {
 
 		/**
-		 * Maximum number of invocations in flight per modify hook (running, or still
-		 * running after a timeout); beyond it the point's fail policy applies at once.
+		 * Maximum number of invocations in flight per modify hook once one of them has
+		 * outlived its timeout and still runs (a hung hook); beyond it the point's fail
+		 * policy applies at once. A hook without such an invocation is never limited:
+		 * load is not a fault.
 		 */
 		private int maxConcurrent = 64;
 
@@ -508,6 +511,12 @@ public class MantleHooksProperties {
 		 */
 		private @Nullable StoreType store;
 
+		/**
+		 * Who may approve or deny a paused batch when there is no ApprovalAuthorizer
+		 * bean: the sender that paused it, or anyone in its conversation.
+		 */
+		private DecidedBy decidedBy = DecidedBy.SENDER;
+
 		public List<String> getTools() {
 			return this.tools;
 		}
@@ -530,6 +539,31 @@ public class MantleHooksProperties {
 
 		public void setStore(@Nullable StoreType store) {
 			this.store = store;
+		}
+
+		public DecidedBy getDecidedBy() {
+			return this.decidedBy;
+		}
+
+		public void setDecidedBy(DecidedBy decidedBy) {
+			this.decidedBy = decidedBy;
+		}
+
+		/**
+		 * Who may approve or deny a paused batch.
+		 */
+		public enum DecidedBy {
+
+			/**
+			 * A turn of the sender that paused the batch, in its conversation.
+			 */
+			SENDER,
+
+			/**
+			 * Any turn in the batch's conversation.
+			 */
+			CONVERSATION
+
 		}
 
 	}

@@ -6,18 +6,18 @@ import java.util.List;
 import java.util.Optional;
 
 import io.mantlehooks.MantleHooks;
-import io.mantlehooks.ai.tool.StoredBatchCodec;
+import io.mantlehooks.approval.ApprovalCall;
 import io.mantlehooks.approval.ApprovalResumer;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.PendingApproval;
 import io.mantlehooks.transcript.TranscriptEntry;
+import io.mantlehooks.transcript.TranscriptRole;
 import io.mantlehooks.transcript.TranscriptStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClientResponse;
-import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.model.ChatResponse;
 
 /**
@@ -26,10 +26,27 @@ import org.springframework.ai.chat.model.ChatResponse;
  * decisions on waiting approvals through the application's {@link ApprovalResumer}.
  * Without {@code include-text} no payload text leaves it: no hook texts, transcript
  * texts, tool arguments or replies.
+ * <p>
+ * Each decision is logged at INFO with the operator who took it, and a decision that
+ * decided the batch is written to the transcript as an entry of its own, whose sender is
+ * the operator: the resumed turn itself runs as the conversation's sender (the
+ * application's resumer speaks for them), so its entries cannot say who pressed the
+ * button.
  */
 public final class TurnConsole {
 
 	private static final Log logger = LogFactory.getLog(TurnConsole.class);
+
+	/** The channel of the transcript entries the console writes for its decisions. */
+	public static final String CHANNEL = "turn-console";
+
+	/** What {@link Turns#decisionsOff()} says when no {@link ApprovalResumer} exists. */
+	public static final String NO_RESUMER = "no_resumer";
+
+	/**
+	 * Spring AI's chat memory, and so the transcript, use this id for no conversation.
+	 */
+	private static final String DEFAULT_CONVERSATION = "default";
 
 	private final TurnRecorder recorder;
 
@@ -75,7 +92,8 @@ public final class TurnConsole {
 								hook.durationMs(), hook.outcome(), null, null))
 						.toList()))
 			.toList();
-		return new Turns(this.recorder.includesText(), this.resumer != null, turns);
+		return new Turns(this.recorder.includesText(), this.resumer != null, (this.resumer != null) ? null : NO_RESUMER,
+				turns);
 	}
 
 	/**
@@ -88,30 +106,95 @@ public final class TurnConsole {
 	}
 
 	/**
-	 * Approve or deny a waiting batch through the application's {@link ApprovalResumer}.
+	 * Approve or deny a waiting batch through the application's {@link ApprovalResumer},
+	 * without a known operator.
 	 * @param approvalId the approval id
 	 * @param approved whether to run the batch
 	 * @param reason why it was declined
 	 * @return what happened
+	 * @see #decide(String, boolean, String, String)
 	 */
 	public Decision decide(String approvalId, boolean approved, @Nullable String reason) {
+		return decide(approvalId, approved, reason, null);
+	}
+
+	/**
+	 * Approve or deny a waiting batch through the application's {@link ApprovalResumer}.
+	 * The decision is logged with the operator; when it decided the batch, the transcript
+	 * gets an entry whose sender is the operator.
+	 * @param approvalId the approval id
+	 * @param approved whether to run the batch
+	 * @param reason why it was declined
+	 * @param operator the name of the operator who decided (the request's principal),
+	 * {@code null} when nobody is signed in
+	 * @return what happened
+	 */
+	public Decision decide(String approvalId, boolean approved, @Nullable String reason, @Nullable String operator) {
 		if (this.resumer == null) {
 			return new Decision("unsupported", null);
 		}
+		String by = describe(operator);
 		try {
 			PendingApproval approval = waiting(approvalId);
 			if (approval == null) {
+				logger.info("Turn console: approval " + clean(approvalId) + " was not found (decided or expired); "
+						+ (approved ? "approve" : "deny") + " " + by + " ran nothing");
 				return new Decision("approval_not_found", null);
 			}
 			ChatClientResponse resumed = this.resumer.resume(approval, approved, (reason != null) ? reason : "");
-			return new Decision(outcomeOf(approvalId, resumed, approved),
-					this.recorder.includesText() ? replyOf(resumed) : null);
+			String outcome = outcomeOf(approvalId, resumed, approved);
+			logger.info("Turn console: approval " + approvalId + " of conversation '" + clean(approval.conversationId())
+					+ "' " + (approved ? "approve" : "deny") + " " + by + ": " + outcome + " (resumed turn "
+					+ turnIdOf(resumed) + ")");
+			if (outcome.equals("approved") || outcome.equals("denied")) {
+				record(approval, resumed, approved, reason, operator);
+			}
+			return new Decision(outcome, this.recorder.includesText() ? replyOf(resumed) : null);
 		}
 		catch (RuntimeException | Error ex) {
 			// the console shows a generic outcome; the log has the reason
-			logger.warn("Deciding approval " + approvalId + " from the turn console failed", ex);
+			logger.warn("Deciding approval " + approvalId + " from the turn console " + by + " failed", ex);
 			return new Decision("error", null);
 		}
+	}
+
+	/**
+	 * The decision as a transcript entry of its own: the resumed turn's entries carry the
+	 * conversation's sender, not the operator.
+	 */
+	private void record(PendingApproval approval, @Nullable ChatClientResponse resumed, boolean approved,
+			@Nullable String reason, @Nullable String operator) {
+		if (this.transcript == null) {
+			return;
+		}
+		String text = (approved ? "Approved" : "Denied") + " in the turn console "
+				+ ((operator != null) ? "by " + operator : "(no operator signed in)")
+				+ ((!approved && reason != null && !reason.isEmpty()) ? ": " + reason : ".");
+		String conversation = approval.conversationId().isEmpty() ? DEFAULT_CONVERSATION : approval.conversationId();
+		try {
+			this.transcript.append(
+					new TranscriptEntry(conversation, turnIdOf(resumed), (operator != null) ? operator : "", CHANNEL,
+							TranscriptRole.USER, text, false, approved ? "approved" : "denied", this.clock.instant()));
+		}
+		catch (RuntimeException | Error ex) {
+			logger.warn("Could not write the turn console's decision on approval " + approval.id()
+					+ " to the transcript; it was " + (approved ? "approved" : "denied"), ex);
+		}
+	}
+
+	/** Who decided, for the log. */
+	private static String describe(@Nullable String operator) {
+		return (operator != null) ? "by '" + clean(operator) + "'" : "by an operator who is not signed in";
+	}
+
+	/** A name or id from a request cannot break the log line. */
+	private static String clean(String text) {
+		return text.replaceAll("\\p{Cntrl}", "?");
+	}
+
+	private static String turnIdOf(@Nullable ChatClientResponse resumed) {
+		Object turnId = (resumed != null) ? resumed.context().get(MantleHooks.TURN_ID) : null;
+		return (turnId != null) ? turnId.toString() : "";
 	}
 
 	private @Nullable PendingApproval waiting(String approvalId) {
@@ -147,10 +230,10 @@ public final class TurnConsole {
 		}
 		Instant now = this.clock.instant();
 		PendingApproval pending;
-		List<AssistantMessage.ToolCall> calls;
+		List<ApprovalCall> calls;
 		try {
 			pending = this.approvals.find(turn.approvalId(), now).orElse(null);
-			calls = (pending != null) ? StoredBatchCodec.read(pending.batch()).output().getToolCalls() : List.of();
+			calls = (pending != null) ? pending.calls() : List.of();
 		}
 		catch (RuntimeException | Error ex) {
 			// a store that is down or a row that cannot be read: the turn is still shown
@@ -161,7 +244,7 @@ public final class TurnConsole {
 			return new ApprovalView(turn.approvalId(), false, false, null, List.of());
 		}
 		List<String> described = calls.stream()
-			.map((call) -> this.recorder.includesText() ? call.name() + " " + call.arguments() : call.name())
+			.map((call) -> this.recorder.includesText() ? call.text() : call.toolName())
 			.toList();
 		return new ApprovalView(turn.approvalId(), true, false, pending.expiresAt(), described);
 	}
@@ -193,9 +276,22 @@ public final class TurnConsole {
 	 *
 	 * @param includeText whether hook texts are shown
 	 * @param canDecide whether approvals can be decided here
+	 * @param decisionsOff why they cannot, {@code null} when they can:
+	 * {@value #NO_RESUMER} (the application has no {@link ApprovalResumer}) or, from the
+	 * endpoint, {@code endpoint_read_only} (its access is read-only)
 	 * @param turns the turns, newest first
 	 */
-	public record Turns(boolean includeText, boolean canDecide, List<RecordedTurn> turns) {
+	public record Turns(boolean includeText, boolean canDecide, @Nullable String decisionsOff,
+			List<RecordedTurn> turns) {
+
+		/**
+		 * Return these turns with decisions off.
+		 * @param reason why
+		 * @return the turns, without decisions
+		 */
+		public Turns withoutDecisions(String reason) {
+			return new Turns(this.includeText, false, reason, this.turns);
+		}
 
 	}
 
@@ -218,7 +314,9 @@ public final class TurnConsole {
 	 * @param unreadable whether the store could not say (it failed, or the stored batch
 	 * could not be read; the log has why)
 	 * @param expiresAt when it expires, while pending
-	 * @param calls the calls: tool names, with arguments when texts are included
+	 * @param calls every call that runs if the batch is approved, in batch order, as the
+	 * approval question named them ({@link ApprovalCall#text()}); tool names only unless
+	 * texts are included
 	 */
 	public record ApprovalView(String id, boolean pending, boolean unreadable, @Nullable Instant expiresAt,
 			List<String> calls) {

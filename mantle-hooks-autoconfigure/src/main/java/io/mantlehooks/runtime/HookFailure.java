@@ -33,7 +33,8 @@ public record HookFailure(String hookName, HookPoint point, Kind kind, @Nullable
 		INVALID_RETURN,
 
 		/**
-		 * The hook already had its limit of invocations in flight
+		 * The hook is hung: it already had its limit of invocations in flight, some of
+		 * them past their timeout and still running
 		 * ({@code mantle.hooks.modify.max-concurrent}); it was not called.
 		 */
 		BULKHEAD_FULL,

@@ -26,9 +26,10 @@ import org.springframework.util.Assert;
  * Makes the Resilience4j guards of each hook, in Resilience4j registries so that
  * {@code resilience4j-micrometer} and Resilience4j's own endpoints can bind them: its
  * {@link TimeLimiter} (the timeout), its own {@link Bulkhead} (how many invocations of
- * that hook may be in flight, running or abandoned after a timeout, so a hung hook only
- * ever loses its own invocations) and, for a modify hook, its {@link CircuitBreaker}.
- * Each instance is named {@code beanName.methodName@point}.
+ * that hook may be abandoned after their timeout and still run, so a hung hook only ever
+ * loses its own invocations; healthy concurrency is never limited) and, for a modify
+ * hook, its {@link CircuitBreaker}. Each instance is named
+ * {@code beanName.methodName@point}.
  */
 public final class HookGuards {
 
@@ -70,10 +71,10 @@ public final class HookGuards {
 
 	/**
 	 * Create the guards with in-memory registries.
-	 * @param observeMaxConcurrent invocations in flight per observe hook; beyond it one
-	 * is dropped
-	 * @param modifyMaxConcurrent invocations in flight per modify hook; beyond it the
-	 * point's fail policy applies at once
+	 * @param observeMaxConcurrent invocations in flight per observe hook once one of them
+	 * is abandoned after its timeout; beyond it one is dropped
+	 * @param modifyMaxConcurrent invocations in flight per modify hook once one of them
+	 * is abandoned after its timeout; beyond it the point's fail policy applies at once
 	 */
 	public HookGuards(int observeMaxConcurrent, int modifyMaxConcurrent) {
 		this(builder().maxConcurrent(observeMaxConcurrent, modifyMaxConcurrent));
@@ -155,7 +156,7 @@ public final class HookGuards {
 		String hook = "Circuit breaker of modify hook '" + hookName + "'";
 		if (to == CircuitBreaker.State.OPEN) {
 			logger.warn(hook + " opened: at least " + settings.failureRateThreshold() + "% of its recent calls failed "
-					+ "(crash, timeout, invalid return or bulkhead full); its point's fail policy applies at once, "
+					+ "(crash, timeout or invalid return); its point's fail policy applies at once, "
 					+ "without calling it, for " + settings.waitDurationInOpenState().toMillis() + "ms");
 		}
 		else if (to == CircuitBreaker.State.CLOSED) {
@@ -207,7 +208,8 @@ public final class HookGuards {
 		}
 
 		/**
-		 * Set the per-hook limits of invocations in flight.
+		 * Set the per-hook limits of invocations in flight that apply once a hook has an
+		 * invocation abandoned after its timeout (a hook without one is never limited).
 		 * @param observe per observe hook; beyond it an invocation is dropped
 		 * @param modify per modify hook; beyond it the point's fail policy applies
 		 * @return this builder

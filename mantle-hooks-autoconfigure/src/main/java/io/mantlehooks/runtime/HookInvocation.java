@@ -52,6 +52,9 @@ final class HookInvocation implements Runnable {
 	/** Whether the method still ran when the timeout abandoned it. */
 	private boolean straggling;
 
+	/** Whether the abandoned invocation holds a permit of its hook's bulkhead. */
+	private boolean heldPermit;
+
 	private volatile @Nullable CompletableFuture<?> stage;
 
 	private HookInvocation(HookMethod hook, Object payload, HookScope scope, HookDeadlines deadlines,
@@ -139,6 +142,7 @@ final class HookInvocation implements Runnable {
 				if (this.straggling) {
 					this.straggling = false;
 					VirtualHookExecutor.caughtUp();
+					this.hook.caughtUp(this.heldPermit);
 				}
 			}
 			// a timeout's interrupt must not leak into the executor's next task
@@ -222,6 +226,7 @@ final class HookInvocation implements Runnable {
 		if (this.thread != null && !this.straggling) {
 			this.straggling = true;
 			VirtualHookExecutor.straggling();
+			this.heldPermit = this.hook.abandoned();
 		}
 	}
 

@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -53,6 +54,16 @@ public final class HookMethod {
 
 	private final AtomicLong rejected = new AtomicLong();
 
+	/**
+	 * Invocations in flight: running, or abandoned after their timeout and still running.
+	 */
+	private final AtomicInteger inFlight = new AtomicInteger();
+
+	/** Invocations abandoned after their timeout whose method still runs. */
+	private final AtomicInteger abandoned = new AtomicInteger();
+
+	private final int maxAbandoned;
+
 	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean,
 			Duration timeout) {
 		this(beanName, point, lane, method, bean, timeout, TimeoutSource.LANE, HookGuards.defaults());
@@ -71,6 +82,7 @@ public final class HookMethod {
 		String instanceName = this.name + "@" + point.configName();
 		this.timeLimiter = guards.timeLimiter(instanceName, timeout);
 		this.bulkhead = guards.bulkhead(instanceName, lane);
+		this.maxAbandoned = this.bulkhead.getBulkheadConfig().getMaxConcurrentCalls();
 		this.circuitBreaker = guards.circuitBreaker(instanceName, this.name, lane);
 		for (int i = 0; i < this.outcomes.length; i++) {
 			this.outcomes[i] = new LongAdder();
@@ -161,7 +173,10 @@ public final class HookMethod {
 	}
 
 	/**
-	 * Return the hook's own bulkhead: its invocations in flight.
+	 * Return the hook's own bulkhead. Its permits are the abandoned invocations this hook
+	 * may hold ({@code max-concurrent}): each invocation that outlives its timeout while
+	 * its method still runs takes one until the method returns, so Resilience4j's
+	 * bulkhead meters show how close a hung hook is to being refused.
 	 * @return the bulkhead
 	 */
 	public Bulkhead bulkhead() {
@@ -169,12 +184,38 @@ public final class HookMethod {
 	}
 
 	/**
-	 * Take a permit of the hook's bulkhead. An interrupted caller still gets one:
-	 * Resilience4j's semaphore would refuse it, and an observer of a turn that is being
-	 * cancelled (its turn-finished observer above all) must still run.
-	 * @return whether the hook may be invoked now
+	 * Admit an invocation. Load is not a fault: a hook none of whose invocations is
+	 * abandoned (past its timeout and still running) is always admitted, however many of
+	 * its invocations run at once. A hook with an abandoned invocation has shown that it
+	 * can hang, so it is admitted only while it has fewer than {@code max-concurrent}
+	 * invocations in flight (running or abandoned): a hook that never returns holds at
+	 * most that many threads once its first invocation has been abandoned.
+	 * @return whether the hook may be invoked now; if so, {@link #finished()} must follow
 	 */
-	boolean tryAcquirePermission() {
+	boolean tryAdmit() {
+		if (this.abandoned.get() > 0 && this.inFlight.get() >= this.maxAbandoned) {
+			return false;
+		}
+		this.inFlight.incrementAndGet();
+		return true;
+	}
+
+	/**
+	 * An admitted invocation has really stopped: its thread is free and its stage, if
+	 * any, settled.
+	 */
+	void finished() {
+		this.inFlight.decrementAndGet();
+	}
+
+	/**
+	 * An invocation outlived its timeout while its method still runs.
+	 * @return whether it took a permit of the hook's bulkhead, to give back in
+	 * {@link #caughtUp(boolean)}
+	 */
+	boolean abandoned() {
+		this.abandoned.incrementAndGet();
+		// Resilience4j's semaphore refuses an interrupted caller; the count must not
 		boolean interrupted = Thread.interrupted();
 		try {
 			return this.bulkhead.tryAcquirePermission();
@@ -187,18 +228,37 @@ public final class HookMethod {
 	}
 
 	/**
+	 * An abandoned invocation's method returned at last.
+	 * @param heldPermit what {@link #abandoned()} returned for it
+	 */
+	void caughtUp(boolean heldPermit) {
+		this.abandoned.decrementAndGet();
+		if (heldPermit) {
+			this.bulkhead.onComplete();
+		}
+	}
+
+	/**
 	 * Return how many invocations in flight this hook has now (running, or abandoned
 	 * after a timeout and not yet returned).
 	 * @return the invocations in flight
 	 */
 	public int inFlight() {
-		return this.bulkhead.getBulkheadConfig().getMaxConcurrentCalls()
-				- this.bulkhead.getMetrics().getAvailableConcurrentCalls();
+		return this.inFlight.get();
 	}
 
 	/**
-	 * Return how many invocations of this hook were refused because its limit was
-	 * reached: dropped observers, or modify calls that got the fail policy at once.
+	 * Return how many invocations of this hook outlived their timeout and still run.
+	 * @return the abandoned invocations now
+	 */
+	public int abandonedInFlight() {
+		return this.abandoned.get();
+	}
+
+	/**
+	 * Return how many invocations of this hook were refused because it holds
+	 * {@code max-concurrent} invocations in flight while some of them are abandoned (a
+	 * hung hook): dropped observers, or modify calls that got the fail policy at once.
 	 * @return the refused invocations since startup
 	 */
 	public long rejectedInvocations() {
@@ -211,6 +271,15 @@ public final class HookMethod {
 	 */
 	boolean reject() {
 		return this.rejected.getAndIncrement() == 0;
+	}
+
+	/**
+	 * Return the most invocations this hook may have in flight once one of them is
+	 * abandoned ({@code max-concurrent} of its lane).
+	 * @return the limit
+	 */
+	int maxAbandoned() {
+		return this.maxAbandoned;
 	}
 
 	/**

@@ -29,11 +29,15 @@ public enum HookOutcome {
 	/** The hook returned {@code null}, the wrong type, or a value out of bounds. */
 	INVALID_RETURN,
 
-	/** An observer was not called: it already had its limit of invocations in flight. */
+	/**
+	 * An observer was not called: it is hung (it already had its limit of invocations in
+	 * flight, some of them past their timeout and still running).
+	 */
 	DROPPED,
 
 	/**
-	 * A modify hook was not called: it already had its limit of invocations in flight.
+	 * A modify hook was not called: it is hung (it already had its limit of invocations
+	 * in flight, some of them past their timeout and still running).
 	 */
 	BULKHEAD_FULL,
 
@@ -52,11 +56,13 @@ public enum HookOutcome {
 
 	/**
 	 * Return whether this outcome counts as a failure of the hook for its circuit
-	 * breaker. Signals are decisions, not failures.
+	 * breaker: hook faults only (a crash, a timeout, an invalid return). Signals are
+	 * decisions, and a hook that was not called (dropped, bulkhead full, circuit open)
+	 * did not fail again.
 	 * @return whether the hook failed
 	 */
 	public boolean isFailure() {
-		return this == TIMEOUT || this == CRASH || this == INVALID_RETURN || this == BULKHEAD_FULL;
+		return this == TIMEOUT || this == CRASH || this == INVALID_RETURN;
 	}
 
 }

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.MessageSource;
 import org.springframework.context.i18n.LocaleContextHolder;
+import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
 
 /**
@@ -35,8 +36,10 @@ public final class HookResponses {
 	public static final String MAX_ITERATIONS_REACHED = "utter_max_iterations_reached";
 
 	/**
-	 * Reply when a tool call waits for a person's approval; {@code {tool}} and
-	 * {@code {arguments}} stand for the call's tool name and JSON arguments.
+	 * Reply when a tool-call batch waits for a person's approval; {@code {calls}} stands
+	 * for every call that runs if approved (one per line: tool name and JSON arguments),
+	 * {@code {tool}} and {@code {arguments}} for the first call that needs approval (all
+	 * of a one-call batch).
 	 */
 	public static final String TOOL_APPROVAL_REQUIRED = "utter_tool_approval_required";
 
@@ -45,12 +48,19 @@ public final class HookResponses {
 	 */
 	public static final String APPROVAL_NOT_FOUND = "utter_approval_not_found";
 
-	private static final Map<String, String> PACKAGED = Map.of(INCOMING_MESSAGE_REJECTED,
+	/**
+	 * Reply when the turn may not approve or deny the batch it names (another sender
+	 * paused it, or the {@code ApprovalAuthorizer} refused); the batch keeps waiting.
+	 */
+	public static final String APPROVAL_NOT_ALLOWED = "utter_approval_not_allowed";
+
+	private static final Map<String, String> PACKAGED = Map.of(APPROVAL_NOT_ALLOWED,
+			"Sorry, you can't approve or decline that request.", INCOMING_MESSAGE_REJECTED,
 			"Sorry, I can't help with that request.", OUTGOING_TEXT_REJECTED, "Sorry, I can't share that response.",
 			MODEL_REQUEST_HOOK_ERROR, "Sorry, something went wrong on our side. Please try again.",
 			TOOL_CALL_HOOK_ERROR, "Sorry, I couldn't complete that action. Please try again.", MAX_ITERATIONS_REACHED,
 			"Sorry, I couldn't finish that request. Please try rephrasing it.", TOOL_APPROVAL_REQUIRED,
-			"I need your approval before I run {tool} with {arguments}.", APPROVAL_NOT_FOUND,
+			"I need your approval before I run:\n{calls}", APPROVAL_NOT_FOUND,
 			"That request is no longer waiting for approval, so nothing was done.");
 
 	/** The default message of a lookup, so a miss is told apart from any text. */
@@ -87,6 +97,17 @@ public final class HookResponses {
 		}
 		String text = lookup(fallback);
 		return (text != null) ? text : PACKAGED.getOrDefault(fallback, PACKAGED.get(MODEL_REQUEST_HOOK_ERROR));
+	}
+
+	/**
+	 * Return the packaged text of a name, ignoring configuration and message source.
+	 * @param name one of the packaged names of this class
+	 * @return the packaged text
+	 */
+	public static String packaged(String name) {
+		String text = PACKAGED.get(name);
+		Assert.notNull(text, () -> "No packaged response '" + name + "'");
+		return text;
 	}
 
 	/**

@@ -51,9 +51,11 @@ final class ModifyLane {
 		if (breaker != null && !breaker.tryAcquirePermission()) {
 			return CompletableFuture.completedFuture(scope.call(() -> skipped(hook, scope, HookOutcome.CIRCUIT_OPEN)));
 		}
-		if (!hook.tryAcquirePermission()) {
+		if (!hook.tryAdmit()) {
+			// a hung hook's refusal is no new fault: its timeouts were counted already,
+			// and a busy hook is never refused (HookMethod.tryAdmit)
 			if (breaker != null) {
-				breaker.onError(0, TimeUnit.NANOSECONDS, NOT_AN_EXCEPTION);
+				breaker.releasePermission();
 			}
 			return CompletableFuture.completedFuture(scope.call(() -> skipped(hook, scope, HookOutcome.BULKHEAD_FULL)));
 		}
@@ -62,7 +64,7 @@ final class ModifyLane {
 		CompletableFuture<ModifyResult<P>> result = new CompletableFuture<>();
 		P input = PayloadCopies.forModifier(payload);
 		HookInvocation invocation = HookInvocation.start(hook, input, scope, this.executor, this.deadlines,
-				hook.bulkhead()::onComplete);
+				hook::finished);
 		invocation.outcome().whenComplete((returned, ex) -> {
 			// the hook's TimeLimiter publishes what happened (its events and metrics)
 			if (ex == null) {
@@ -157,9 +159,9 @@ final class ModifyLane {
 	}
 
 	/**
-	 * The hook was not called: its circuit breaker is open, or it already has its limit
-	 * of invocations in flight (hung ones among them). The point's fail policy applies at
-	 * once, without waiting for a timeout.
+	 * The hook was not called: its circuit breaker is open, or it is hung (it already has
+	 * its limit of invocations in flight, abandoned ones among them). The point's fail
+	 * policy applies at once, without waiting for a timeout.
 	 */
 	private <P extends HookPayload> ModifyResult<P> skipped(HookMethod hook, HookScope scope, HookOutcome outcome) {
 		this.observations.skipped(hook, scope, outcome);
@@ -172,11 +174,10 @@ final class ModifyLane {
 		else {
 			kind = HookFailure.Kind.BULKHEAD_FULL;
 			if (hook.reject()) {
-				logger
-					.warn(describe(hook) + " already has " + hook.bulkhead().getBulkheadConfig().getMaxConcurrentCalls()
-							+ " invocations in flight (mantle.hooks.modify.max-concurrent); applying the fail policy "
-							+ hook.point().failPolicy() + " at once to further calls until some return; they are "
-							+ "counted, not logged");
+				logger.warn(describe(hook) + " already has " + hook.maxAbandoned()
+						+ " invocations in flight, some of them past their timeout and still running "
+						+ "(mantle.hooks.modify.max-concurrent); applying the fail policy " + hook.point().failPolicy()
+						+ " at once to further calls until they return; they are counted, not logged");
 			}
 		}
 		return new ModifyResult.Failed<>(new HookFailure(hook.name(), hook.point(), kind, null));
@@ -238,8 +239,8 @@ final class ModifyLane {
 	}
 
 	/**
-	 * Stands for a failure that is no exception (an invalid return, a full bulkhead) in
-	 * the circuit breaker's records; never thrown.
+	 * Stands for a failure that is no exception (an invalid return) in the circuit
+	 * breaker's records; never thrown.
 	 */
 	private static final class HookFailedException extends RuntimeException {
 

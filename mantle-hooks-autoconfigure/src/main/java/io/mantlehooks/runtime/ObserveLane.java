@@ -14,10 +14,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Starts observe hooks and returns at once: the caller only hands each observer to the
  * hook executor. Each observer gets its own copy of the payload and its own timeout (its
- * thread is interrupted, its stage cancelled, when it expires). Each observer has its own
- * Resilience4j bulkhead: beyond its invocations in flight one is dropped and counted,
- * never queued, so a hung observer loses only its own invocations. Crashes, timeouts,
- * signals and the first drop of each observer are logged and discarded.
+ * thread is interrupted, its stage cancelled, when it expires). A busy observer is never
+ * dropped; a hung one (with invocations past their timeout still running) is limited to
+ * {@code max-concurrent} in flight, beyond which one is dropped and counted, never
+ * queued, so a hung observer loses only its own invocations. Crashes, timeouts, signals
+ * and the first drop of each observer are logged and discarded.
  */
 final class ObserveLane {
 
@@ -42,7 +43,7 @@ final class ObserveLane {
 	}
 
 	private void start(HookMethod observer, HookPayload payload, HookScope scope) {
-		if (!observer.tryAcquirePermission()) {
+		if (!observer.tryAdmit()) {
 			scope.run(() -> {
 				drop(observer);
 				this.observations.skipped(observer, scope, HookOutcome.DROPPED);
@@ -51,7 +52,7 @@ final class ObserveLane {
 		}
 		Observation observation = this.observations.start(observer, scope);
 		HookInvocation invocation = HookInvocation.start(observer, PayloadCopies.forObserver(payload), scope,
-				this.executor, this.deadlines, observer.bulkhead()::onComplete);
+				this.executor, this.deadlines, observer::finished);
 		invocation.outcome().whenComplete((returned, ex) -> scope.run(() -> {
 			Throwable cause = (ex != null) ? HookInvocation.unwrap(ex) : null;
 			HookOutcome outcome = report(observer, cause);
@@ -94,10 +95,9 @@ final class ObserveLane {
 	private static void drop(HookMethod observer) {
 		if (observer.reject()) {
 			logger.warn("Dropping invocations of observe hook '" + observer.name() + "' at point "
-					+ observer.point().configName() + ": it already has "
-					+ observer.bulkhead().getBulkheadConfig().getMaxConcurrentCalls()
-					+ " invocations in flight (mantle.hooks.observers.max-concurrent); further drops of this hook "
-					+ "are counted, not logged");
+					+ observer.point().configName() + ": it already has " + observer.maxAbandoned()
+					+ " invocations in flight, some of them past their timeout and still running "
+					+ "(mantle.hooks.observers.max-concurrent); further drops of this hook are counted, not logged");
 		}
 		else if (logger.isDebugEnabled()) {
 			logger.debug("Dropped observe hook '" + observer.name() + "' at point " + observer.point().configName());

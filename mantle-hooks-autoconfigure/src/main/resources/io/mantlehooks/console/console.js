@@ -9,6 +9,14 @@
   const status = document.getElementById('status');
   let selected = null;
   let canDecide = false;
+  let decisionsOff = null;
+
+  // Why the page shows no Approve / Deny buttons, by the endpoint's decisionsOff.
+  const DECISIONS_OFF = {
+    endpoint_read_only: 'Decisions are off: the mantlehooks endpoint is read-only. To approve or deny here, set ' +
+      'management.endpoint.mantlehooks.access=unrestricted, and protect the endpoint (see the README).',
+    no_resumer: 'Define an ApprovalResumer bean to approve from here.'
+  };
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -58,8 +66,10 @@
     try {
       const data = await getJson(endpoint + '/turns');
       canDecide = data.canDecide;
+      decisionsOff = data.decisionsOff || null;
       renderTurns(data.turns);
-      status.textContent = data.turns.length + ' turns' + (data.includeText ? '' : ' · texts hidden');
+      status.textContent = data.turns.length + ' turns' + (data.includeText ? '' : ' · texts hidden') +
+        (decisionsOff === 'endpoint_read_only' ? ' · read-only' : '');
     } catch (e) {
       status.textContent = e.message;
     }
@@ -230,7 +240,9 @@
         box.appendChild(button);
       });
     } else if (approval.pending) {
-      box.appendChild(el('p', null, 'Define an ApprovalResumer bean to approve from here.'));
+      const why = el('p', 'decisions-off', DECISIONS_OFF[decisionsOff] || DECISIONS_OFF.no_resumer);
+      why.id = 'decisions-off';
+      box.appendChild(why);
     }
   }
 
@@ -251,9 +263,7 @@
           break;
         }
       }
-      const result = response.ok ? await response.json()
-        : { outcome: 'error ' + response.status + (response.status === 403
-          ? ' (refused: sign in with a role allowed to decide, and see the README on CSRF)' : '') };
+      const result = response.ok ? await response.json() : { outcome: 'error ' + response.status + refusal(response.status) };
       const line = el('p', 'decision', 'Decision: ' + result.outcome + (result.reply ? ' · reply: ' + result.reply : ''));
       line.id = 'decision';
       box.appendChild(line);
@@ -261,6 +271,16 @@
     } catch (e) {
       status.textContent = e.message;
     }
+  }
+
+  function refusal(status) {
+    if (status === 403) {
+      return ' (refused: sign in with a role allowed to decide, and see the README on CSRF)';
+    }
+    if (status === 405) {
+      return ' (decisions are off: the mantlehooks endpoint is read-only)';
+    }
+    return '';
   }
 
   function renderTranscript(entries) {

@@ -16,6 +16,8 @@ import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.ModifyToolCall;
 import io.mantlehooks.annotation.OnToolResult;
+import io.mantlehooks.approval.ApprovalAuthorizer;
+import io.mantlehooks.approval.ApprovalCall;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.PendingApproval;
 import io.mantlehooks.approval.ToolApprovalPolicy;
@@ -59,6 +61,12 @@ class ApprovalTests {
 
 	private final ShopTools tools = new ShopTools();
 
+	private final Payments payments = new Payments();
+
+	/** Refunds with amounts, no tool-call hooks: calls as the model sent them. */
+	private final ApplicationContextRunner paymentsRunner = ChatTestSupport.contextRunner(this.openAi)
+		.withPropertyValues("mantle.hooks.approvals.tools=refund");
+
 	@AfterEach
 	void stop() {
 		this.openAi.close();
@@ -72,9 +80,9 @@ class ApprovalTests {
 			ChatClientResponse paused = turn(context, "Refund order 42");
 			assertThat(paused.context()).containsEntry(MantleHooks.OUTCOME, "awaiting_approval")
 				.containsKey(MantleHooks.APPROVAL_ID);
-			// the question names the call as the tool-call hook left it
-			assertThat(text(paused))
-				.isEqualTo("I need your approval before I run refund with {\"id\":\"42-checked\"}.");
+			// the question names every call of the batch as the tool-call hook left it
+			assertThat(text(paused)).isEqualTo(
+					"I need your approval before I run:\nlookup {\"id\":\"42-checked\"}\nrefund {\"id\":\"42-checked\"}");
 			assertThat(this.tools.calls).as("no tool of the batch ran").isEmpty();
 			assertThat(this.openAi.requests()).hasSize(1);
 			assertThat(context.getBean(ApprovalHooks.class).preflights).containsExactly("lookup", "refund");
@@ -246,6 +254,132 @@ class ApprovalTests {
 	}
 
 	@Test
+	void theQuestionNamesEveryCallOfTheBatchAndOnlyThoseRun() {
+		this.openAi.reply(
+				Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\",\"amount\":30}"),
+						new ToolCall("call_2", "refund", "{\"id\": \"43\",\n  \"amount\": 5000}")),
+				Reply.text("Both refunded."));
+		this.paymentsRunner.run((context) -> {
+			ChatClientResponse paused = turnAs(context, "alice", "Refund my orders", (spec) -> {
+			});
+			String approvalId = (String) paused.context().get(MantleHooks.APPROVAL_ID);
+			assertThat(text(paused)).isEqualTo("I need your approval before I run:\n"
+					+ "refund {\"id\":\"42\",\"amount\":30}\nrefund {\"id\":\"43\",\"amount\":5000}");
+			List<ApprovalCall> named = List.of(new ApprovalCall("refund", "{\"id\":\"42\",\"amount\":30}"),
+					new ApprovalCall("refund", "{\"id\":\"43\",\"amount\":5000}"));
+			assertThat(paused.context()).containsEntry(MantleHooks.APPROVAL_CALLS, named);
+			assertThat(context.getBean(ApprovalStore.class).find(approvalId, Instant.now()))
+				.hasValueSatisfying((pending) -> assertThat(pending.calls()).isEqualTo(named));
+			assertThat(this.payments.refunds).isEmpty();
+			ChatClientResponse answered = turnAs(context, "alice", "Yes", MantleHooks.approve(approvalId));
+			assertThat(text(answered)).isEqualTo("Both refunded.");
+			// what ran is exactly what the question named, in its order
+			assertThat(this.payments.refunds).containsExactly("42 30", "43 5000");
+			assertThat(this.openAi.messages(1)).contains(
+					"assistant: [refund({\"id\":\"42\",\"amount\":30}), refund({\"id\":\"43\",\"amount\":5000})]");
+		});
+	}
+
+	@Test
+	void aTextThatNamesOneCallIsUsedForOneCallBatchesOnly(CapturedOutput output) {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\",\"amount\":30}")),
+				Reply.toolCalls(new ToolCall("call_2", "refund", "{\"id\":\"42\",\"amount\":30}"),
+						new ToolCall("call_3", "refund", "{\"id\":\"43\",\"amount\":5000}")));
+		this.paymentsRunner
+			.withPropertyValues(
+					"mantle.hooks.responses.utter_tool_approval_required=May I run {tool} with {arguments}?")
+			.run((context) -> {
+				assertThat(text(turnAs(context, "alice", "Refund 42", (spec) -> {
+				}))).isEqualTo("May I run refund with {\"id\":\"42\",\"amount\":30}?");
+				assertThat(text(turnAs(context, "alice", "Refund both", (spec) -> {
+				}))).isEqualTo("I need your approval before I run:\n"
+						+ "refund {\"id\":\"42\",\"amount\":30}\nrefund {\"id\":\"43\",\"amount\":5000}");
+			});
+		assertThat(output).contains("has no {calls} placeholder");
+	}
+
+	@Test
+	void anotherSenderInTheConversationCannotDecideAndTheBatchWaitsForItsOwner(CapturedOutput output) {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\",\"amount\":30}")),
+				Reply.text("Refunded."));
+		this.paymentsRunner.run((context) -> {
+			String approvalId = (String) turnAs(context, "alice", "Refund 42", (spec) -> {
+			}).context().get(MantleHooks.APPROVAL_ID);
+			for (var decision : List.of(MantleHooks.approve(approvalId), MantleHooks.deny(approvalId, "no"))) {
+				ChatClientResponse mallory = turnAs(context, "mallory", "Yes", decision);
+				assertThat(mallory.context()).containsEntry(MantleHooks.OUTCOME, "approval_not_allowed");
+				assertThat(text(mallory)).isEqualTo("Sorry, you can't approve or decline that request.");
+			}
+			assertThat(this.payments.refunds).isEmpty();
+			assertThat(this.openAi.requests()).hasSize(1);
+			// still waiting for alice
+			assertThat(text(turnAs(context, "alice", "Yes", MantleHooks.approve(approvalId)))).isEqualTo("Refunded.");
+			assertThat(this.payments.refunds).containsExactly("42 30");
+			assertThat(output).contains("may not decide approval '" + approvalId + "' of conversation '" + CONVERSATION
+					+ "' (another sender paused it");
+			assertThat(output.getAll().lines().filter((line) -> line.contains("may not decide")))
+				.noneMatch((line) -> line.contains("amount"));
+		});
+	}
+
+	@Test
+	void decidedByConversationLetsAnyoneInTheConversationDecide() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\",\"amount\":30}")),
+				Reply.text("Refunded."));
+		this.paymentsRunner.withPropertyValues("mantle.hooks.approvals.decided-by=conversation").run((context) -> {
+			String approvalId = (String) turnAs(context, "alice", "Refund 42", (spec) -> {
+			}).context().get(MantleHooks.APPROVAL_ID);
+			assertThat(text(turnAs(context, "bob", "Yes", MantleHooks.approve(approvalId)))).isEqualTo("Refunded.");
+			assertThat(this.payments.refunds).containsExactly("42 30");
+		});
+	}
+
+	@Test
+	void aBatchPausedWithoutSenderOrConversationWaitsForAnAuthorizer(CapturedOutput output) {
+		for (String decidedBy : List.of("sender", "conversation")) {
+			this.paymentsRunner.withPropertyValues("mantle.hooks.approvals.decided-by=" + decidedBy).run((context) -> {
+				this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\",\"amount\":30}")));
+				String approvalId = (String) anonymous(context, "Refund 42", (spec) -> {
+				}).context().get(MantleHooks.APPROVAL_ID);
+				ChatClientResponse stranger = anonymous(context, "Yes", MantleHooks.approve(approvalId));
+				assertThat(stranger.context()).as(decidedBy).containsEntry(MantleHooks.OUTCOME, "approval_not_allowed");
+				assertThat(this.payments.refunds).isEmpty();
+			});
+		}
+		assertThat(output).contains("with neither a sender nor a conversation id")
+			.contains("only an ApprovalAuthorizer bean could");
+	}
+
+	@Test
+	void anAuthorizerDecidesInsteadAndAFailingOneRefuses() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\",\"amount\":30}")),
+				Reply.text("Refunded by the manager."));
+		this.paymentsRunner.withBean(ApprovalAuthorizer.class, () -> (approval, senderId, channel) -> {
+			if (senderId.equals("broken")) {
+				throw new IllegalStateException("directory down");
+			}
+			// a manager may approve for any customer, refunds up to 100 only
+			return senderId.equals("manager") && channel.name().equals("console")
+					&& approval.calls()
+						.stream()
+						.allMatch((call) -> call.toolName().equals("refund") && !call.arguments().contains("5000"));
+		}).run((context) -> {
+			String approvalId = (String) anonymous(context, "Refund 42", (spec) -> {
+			}).context().get(MantleHooks.APPROVAL_ID);
+			for (String sender : List.of("", "customer", "broken")) {
+				ChatClientResponse refused = turnAs(context, sender, "other", "Yes", MantleHooks.approve(approvalId),
+						"console");
+				assertThat(refused.context()).as(sender).containsEntry(MantleHooks.OUTCOME, "approval_not_allowed");
+			}
+			assertThat(this.payments.refunds).isEmpty();
+			ChatClientResponse manager = turnAs(context, "manager", "managers", "Approved",
+					MantleHooks.approve(approvalId), "console");
+			assertThat(text(manager)).isEqualTo("Refunded by the manager.");
+			assertThat(this.payments.refunds).containsExactly("42 30");
+		});
+	}
+
+	@Test
 	void approvalsWorkInStreamedTurns() {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")),
 				Reply.text("Order 42 is refunded."));
@@ -262,7 +396,15 @@ class ApprovalTests {
 				.collectList()
 				.block();
 			ChatClientResponse last = paused.get(paused.size() - 1);
-			assertThat(last.context()).containsEntry(MantleHooks.OUTCOME, "awaiting_approval");
+			assertThat(last.context()).containsEntry(MantleHooks.OUTCOME, "awaiting_approval")
+				.containsEntry(MantleHooks.APPROVAL_CALLS,
+						List.of(new ApprovalCall("refund", "{\"id\":\"42-checked\"}")));
+			assertThat(paused.stream()
+				.filter((chunk) -> chunk.chatResponse() != null && chunk.chatResponse().getResult() != null)
+				.map(ApprovalTests::text)
+				.filter(java.util.Objects::nonNull)
+				.reduce("", String::concat))
+				.isEqualTo("I need your approval before I run:\nrefund {\"id\":\"42-checked\"}");
 			String approvalId = (String) last.context().get(MantleHooks.APPROVAL_ID);
 			String answer = String.join("",
 					context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
@@ -279,6 +421,44 @@ class ApprovalTests {
 			assertThat(answer).isEqualTo("Order 42 is refunded.");
 			assertThat(this.tools.calls).containsExactly("refund 42-checked");
 		});
+	}
+
+	/**
+	 * A turn of the test's conversation by a sender, with the payment tools.
+	 */
+	private ChatClientResponse turnAs(AssertableApplicationContext context, String sender, String text,
+			java.util.function.Consumer<org.springframework.ai.chat.client.ChatClient.AdvisorSpec> params) {
+		return turnAs(context, sender, CONVERSATION, text, params, "web");
+	}
+
+	private ChatClientResponse turnAs(AssertableApplicationContext context, String sender, String conversation,
+			String text, java.util.function.Consumer<org.springframework.ai.chat.client.ChatClient.AdvisorSpec> params,
+			String channel) {
+		return context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+			.build()
+			.prompt()
+			.user(text)
+			.tools(this.payments)
+			.advisors(ChatTestSupport.memory(this.memory, conversation))
+			.advisors(MantleHooks.identity(sender, Channel.of(channel)))
+			.advisors(params)
+			.call()
+			.chatClientResponse();
+	}
+
+	/**
+	 * A turn with neither a sender nor a conversation id.
+	 */
+	private ChatClientResponse anonymous(AssertableApplicationContext context, String text,
+			java.util.function.Consumer<org.springframework.ai.chat.client.ChatClient.AdvisorSpec> params) {
+		return context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+			.build()
+			.prompt()
+			.user(text)
+			.tools(this.payments)
+			.advisors(params)
+			.call()
+			.chatClientResponse();
 	}
 
 	private ChatClientResponse turn(AssertableApplicationContext context, String text) {
@@ -325,7 +505,7 @@ class ApprovalTests {
 
 		@Override
 		public Optional<PendingApproval> find(String id, Instant now) {
-			return Optional.empty();
+			throw new NoClassDefFoundError("approvals table is gone");
 		}
 
 		@Override
@@ -361,6 +541,18 @@ class ApprovalTests {
 				throw new HookRejection("no approval questions on this channel");
 			}
 			return outgoing;
+		}
+
+	}
+
+	static class Payments {
+
+		final List<String> refunds = new CopyOnWriteArrayList<>();
+
+		@Tool(name = "refund", description = "Refund an amount for an order")
+		String refund(String id, int amount) {
+			this.refunds.add(id + " " + amount);
+			return "refunded " + amount + " for " + id;
 		}
 
 	}

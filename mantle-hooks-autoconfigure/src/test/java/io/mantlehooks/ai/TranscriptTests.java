@@ -1,6 +1,7 @@
 package io.mantlehooks.ai;
 
 import java.util.List;
+import java.util.function.Consumer;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookRejection;
@@ -11,6 +12,7 @@ import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import io.mantlehooks.transcript.TranscriptEntry;
 import io.mantlehooks.transcript.TranscriptRole;
 import io.mantlehooks.transcript.TranscriptStore;
@@ -22,6 +24,7 @@ import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.MessageWindowChatMemory;
+import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -143,9 +146,51 @@ class TranscriptTests {
 	}
 
 	@Test
+	void aUserEntryCarriesAnOutcomeOnlyWhenTheMessageWasSetAsideTheReplyAlways() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"order\":\"42\"}")));
+		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=refund").run((context) -> {
+			String approvalId = (String) turn(context, "Refund 42", (spec) -> {
+			}).context().get(MantleHooks.APPROVAL_ID);
+			turn(context, "Yes", MantleHooks.approve("no-such-batch"));
+			chatClient(context).prompt()
+				.user("I approve")
+				.tools(new Refunds())
+				.advisors(ChatTestSupport.memory(this.memory, "c-1"))
+				.advisors(MantleHooks.identity("user-2", Channel.of("web")))
+				.advisors(MantleHooks.approve(approvalId))
+				.call()
+				.chatClientResponse();
+			turn(context, "send me spam", (spec) -> {
+			});
+			assertThat(context.getBean(TranscriptStore.class).find("c-1"))
+				.extracting(TranscriptEntry::role, TranscriptEntry::discarded, TranscriptEntry::outcome)
+				.containsExactly(tuple(TranscriptRole.USER, false, null),
+						tuple(TranscriptRole.ASSISTANT, false, "awaiting_approval"),
+						tuple(TranscriptRole.USER, false, null),
+						tuple(TranscriptRole.ASSISTANT, false, "approval_not_found"),
+						tuple(TranscriptRole.USER, false, null),
+						tuple(TranscriptRole.ASSISTANT, false, "approval_not_allowed"),
+						tuple(TranscriptRole.USER, true, "rejected"),
+						tuple(TranscriptRole.ASSISTANT, true, "rejected"));
+		});
+	}
+
+	@Test
 	void theTranscriptIsOffByDefault() {
 		ChatTestSupport.contextRunner(this.openAi)
 			.run((context) -> assertThat(context).doesNotHaveBean(TranscriptStore.class));
+	}
+
+	private ChatClientResponse turn(AssertableApplicationContext context, String text,
+			Consumer<ChatClient.AdvisorSpec> params) {
+		return chatClient(context).prompt()
+			.user(text)
+			.tools(new Refunds())
+			.advisors(ChatTestSupport.memory(this.memory, "c-1"))
+			.advisors(MantleHooks.identity("user-1", Channel.of("web")))
+			.advisors(params)
+			.call()
+			.chatClientResponse();
 	}
 
 	private ChatClientResponse turn(AssertableApplicationContext context, String text) {
@@ -181,6 +226,15 @@ class TranscriptTests {
 				throw new HookRejection("leak");
 			}
 			return outgoing;
+		}
+
+	}
+
+	static class Refunds {
+
+		@Tool(name = "refund", description = "Refund an order")
+		String refund(String order) {
+			return "refunded " + order;
 		}
 
 	}

@@ -20,6 +20,7 @@ import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnTurnFinished;
+import io.mantlehooks.approval.ApprovalCall;
 import io.mantlehooks.approval.ApprovalResumer;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.InMemoryApprovalStore;
@@ -198,6 +199,36 @@ class TurnConsoleTests {
 	}
 
 	@Test
+	void theConsoleListsTheCallsTheQuestionNamed() {
+		java.util.Map<String, String> calls = new java.util.LinkedHashMap<>();
+		calls.put("archive", "{\"id\": \"7\"}");
+		calls.put("wipe", "{}");
+		for (boolean includeText : java.util.List.of(true, false)) {
+			this.contextRunner
+				.withPropertyValues("mantle.hooks.approvals.tools=wipe",
+						"mantle.hooks.console.include-text=" + includeText)
+				.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().toolCalls(null, calls))
+				.run((context) -> {
+					ChatClientResponse paused = context.getBean(ChatClient.Builder.class)
+						.build()
+						.prompt()
+						.user("store 7 and clear")
+						.tools(new WipeTools(), new ArchiveTools())
+						.call()
+						.chatClientResponse();
+					assertThat(paused.chatResponse().getResult().getOutput().getText())
+						.isEqualTo("I need your approval before I run:\narchive {\"id\":\"7\"}\nwipe {}");
+					assertThat(paused.context()).containsEntry(MantleHooks.APPROVAL_CALLS, java.util.List
+						.of(new ApprovalCall("archive", "{\"id\":\"7\"}"), new ApprovalCall("wipe", "{}")));
+					String turnId = (String) paused.context().get(MantleHooks.TURN_ID);
+					assertThat(context.getBean(TurnConsole.class).turn(turnId).orElseThrow().approval().calls())
+						.containsExactlyElementsOf(includeText ? java.util.List.of("archive {\"id\":\"7\"}", "wipe {}")
+								: java.util.List.of("archive", "wipe"));
+				});
+		}
+	}
+
+	@Test
 	void aStoreThatCannotBeReadStillShowsTheTurn(CapturedOutput output) {
 		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=wipe")
 			.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().toolCall("wipe", "{}"))
@@ -369,6 +400,15 @@ class TurnConsoleTests {
 		String wipe() {
 			this.wiped.incrementAndGet();
 			return "wiped";
+		}
+
+	}
+
+	static class ArchiveTools {
+
+		@Tool(description = "archive an order")
+		String archive(String id) {
+			return "archived " + id;
 		}
 
 	}

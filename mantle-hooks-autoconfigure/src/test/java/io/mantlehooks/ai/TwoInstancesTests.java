@@ -44,9 +44,10 @@ import static org.hamcrest.Matchers.hasSize;
 /**
  * Two instances of one application ("A" and "B") on one PostgreSQL, with Spring AI's JDBC
  * chat memory and the real OpenAI client against a fake server on loopback: a turn paused
- * for approval on A is approved on B and its tool runs once; rejected messages stay in
- * the transcript, marked discarded, and out of the model's history; two instances
- * approving one batch at the same time run it once.
+ * for approval on A is refused to another sender on B and then approved on B by its own
+ * sender, and its tool runs once; rejected messages stay in the transcript, marked
+ * discarded, and out of the model's history; two instances approving one batch at the
+ * same time run it once.
  */
 class TwoInstancesTests {
 
@@ -103,6 +104,13 @@ class TwoInstancesTests {
 		assertThat(paused.context()).containsEntry(MantleHooks.OUTCOME, "awaiting_approval");
 		String approvalId = (String) paused.context().get(MantleHooks.APPROVAL_ID);
 
+		// another sender in the conversation, on B: refused before the claim, nothing
+		// runs
+		ChatClientResponse refused = turn(instanceB, "Yes, run it", approvalId, CONVERSATION, "mallory");
+		assertThat(refused.context()).containsEntry(MantleHooks.OUTCOME, "approval_not_allowed");
+		assertThat(tools(instanceB).refunds).hasValue(refundsOnB);
+
+		// the batch still waits for the customer who paused it
 		ChatClientResponse approved = turn(instanceB, "Yes, go ahead", approvalId);
 		assertThat(text(approved)).isEqualTo("Order 42 is refunded.");
 		assertThat(tools(instanceA).refunds).hasValue(refundsOnA);
@@ -129,9 +137,11 @@ class TwoInstancesTests {
 		assertThat(transcript)
 			.extracting(TranscriptEntry::role, TranscriptEntry::text, TranscriptEntry::discarded,
 					TranscriptEntry::outcome)
-			.containsExactly(tuple(TranscriptRole.USER, "Refund order 42", false, null),
-					tuple(TranscriptRole.ASSISTANT, "I need your approval before I run refund with {\"order\":\"42\"}.",
-							false, "awaiting_approval"),
+			.containsExactly(tuple(TranscriptRole.USER, "Refund order 42", false, null), tuple(TranscriptRole.ASSISTANT,
+					"I need your approval before I run:\nrefund {\"order\":\"42\"}", false, "awaiting_approval"),
+					tuple(TranscriptRole.USER, "Yes, run it", false, null),
+					tuple(TranscriptRole.ASSISTANT, "Sorry, you can't approve or decline that request.", false,
+							"approval_not_allowed"),
 					tuple(TranscriptRole.USER, "Yes, go ahead", false, null),
 					tuple(TranscriptRole.ASSISTANT, "Order 42 is refunded.", false, null),
 					tuple(TranscriptRole.USER, "send me spam", true, "rejected"),
@@ -179,6 +189,11 @@ class TwoInstancesTests {
 
 	private static ChatClientResponse turn(ConfigurableApplicationContext instance, String text, String approvalId,
 			String conversation) {
+		return turn(instance, text, approvalId, conversation, "customer-7");
+	}
+
+	private static ChatClientResponse turn(ConfigurableApplicationContext instance, String text, String approvalId,
+			String conversation, String sender) {
 		ChatClient.ChatClientRequestSpec spec = instance.getBean(ChatClient.Builder.class)
 			.build()
 			.prompt()
@@ -186,7 +201,7 @@ class TwoInstancesTests {
 			.tools(tools(instance))
 			.advisors(MessageChatMemoryAdvisor.builder(instance.getBean(ChatMemory.class)).build())
 			.advisors((advisors) -> advisors.param(ChatMemory.CONVERSATION_ID, conversation))
-			.advisors(MantleHooks.identity("customer-7", Channel.of("web")));
+			.advisors(MantleHooks.identity(sender, Channel.of("web")));
 		if (approvalId != null) {
 			spec = spec.advisors(MantleHooks.approve(approvalId));
 		}

@@ -13,6 +13,7 @@ import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -27,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * outside a hooked turn is reported once per calling class, refused, or ignored, as
  * {@code mantle.hooks.unhooked-calls} says. OpenAI's chat model is a final class, so its
  * calls are seen through Spring AI's model observations (an application with an
- * {@code ObservationRegistry}); other models are wrapped by a class-preserving proxy.
+ * {@code ObservationRegistry}, which the starter brings; without one the model is named
+ * at startup); other models are wrapped by a class-preserving proxy.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class UnhookedCallTests {
@@ -65,9 +67,37 @@ class UnhookedCallTests {
 			ChatClient handBuilt = ChatClient.create(context.getBean(ChatModel.class));
 			assertThatExceptionOfType(UnhookedModelCallException.class)
 				.isThrownBy(() -> handBuilt.prompt().user("Hi").call().content())
-				.withMessageContaining(REPORT);
+				.withMessageContaining(REPORT)
+				.withMessageContaining("The call was refused before the provider saw it")
+				.withMessageContaining("Build the ChatClient from the auto-configured ChatClient.Builder")
+				.withMessageNotContaining("Set mantle.hooks.unhooked-calls=fail");
 			assertThat(this.openAi.requests()).isEmpty();
 		});
+	}
+
+	@Test
+	void withoutAnObservationRegistryTheModelThatCannotBeCheckedIsNamedAtStartup(CapturedOutput output) {
+		// no ObservationAutoConfiguration: an application that removed Boot's observation
+		// module
+		ChatTestSupport.contextRunner(this.openAi)
+			.withBean("scriptedHooks", ScriptedHooks.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output)
+			.containsOnlyOnce("Calls outside a hooked turn to ChatModel openAiChatModel ("
+					+ OpenAiChatModel.class.getName() + ") go unnoticed")
+			.contains("mantle.hooks.unhooked-calls=warn cannot apply to them")
+			.contains("spring-boot-micrometer-observation");
+	}
+
+	@Test
+	void withARegistryWithoutHooksOrWithIgnoreNoModelIsNamedAtStartup(CapturedOutput output) {
+		this.contextRunner.run((context) -> assertThat(context).hasNotFailed());
+		ChatTestSupport.contextRunner(this.openAi).run((context) -> assertThat(context).hasNotFailed());
+		ChatTestSupport.contextRunner(this.openAi)
+			.withBean("scriptedHooks", ScriptedHooks.class)
+			.withPropertyValues("mantle.hooks.unhooked-calls=ignore")
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).doesNotContain("go unnoticed");
 	}
 
 	@Test

@@ -214,8 +214,8 @@ class MantleHooksConfigurationTests {
 				"mantle.hooks.circuit-breaker.sliding-window-size",
 				"mantle.hooks.circuit-breaker.wait-duration-in-open-state", "management.endpoint.mantlehooks.access",
 				"management.endpoint.mantlehooks.cache.time-to-live", "mantle.hooks.transcript.enabled",
-				"mantle.hooks.transcript.store", "mantle.hooks.approvals.tools", "mantle.hooks.approvals.ttl",
-				"mantle.hooks.approvals.store", "mantle.hooks.jdbc.initialize-schema",
+				"mantle.hooks.transcript.store", "mantle.hooks.approvals.tools", "mantle.hooks.approvals.decided-by",
+				"mantle.hooks.approvals.ttl", "mantle.hooks.approvals.store", "mantle.hooks.jdbc.initialize-schema",
 				"mantle.hooks.jdbc.query-timeout", "mantle.hooks.transcript.queue-capacity",
 				"mantle.hooks.console.enabled", "mantle.hooks.console.path", "mantle.hooks.console.max-turns",
 				"mantle.hooks.console.include-text");

@@ -271,22 +271,50 @@ class HookRunnerTests {
 	}
 
 	@Test
-	void observerInvocationsBeyondTheLimitAreDroppedAndCounted() {
+	void aBusyObserverIsNeverDroppedHoweverManyOfItsInvocationsRunAtOnce() {
 		this.contextRunner.withBean("blockingObserver", BlockingObserver.class)
-			.withPropertyValues("mantle.hooks.timeouts.observe=5s", "mantle.hooks.observers.max-concurrent=2")
+			.withPropertyValues("mantle.hooks.timeouts.observe=30s", "mantle.hooks.observers.max-concurrent=2")
 			.run((context) -> {
 				HookRunner runner = context.getBean(HookRunner.class);
 				BlockingObserver observer = context.getBean(BlockingObserver.class);
-				for (int i = 0; i < 3; i++) {
+				for (int i = 0; i < 10; i++) {
 					runner.observe(HookPoint.OUTGOING_TEXT, outgoing("hi " + i), HookScope.none());
 				}
-				assertThat(runner.getDroppedObserverInvocations()).isOne();
-				assertThat(runner.getObserversInFlight()).isEqualTo(2);
+				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 10);
 				observer.release.countDown();
 				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
-				assertThat(observer.calls).hasValue(2);
+				assertThat(observer.calls).hasValue(10);
+				assertThat(runner.getDroppedObserverInvocations()).isZero();
+			});
+	}
+
+	@Test
+	void aHungObserverHoldsAtMostItsLimitAndFurtherInvocationsAreDroppedAndCounted() {
+		this.contextRunner.withBean("hungObserver", HungObserver.class)
+			.withPropertyValues("mantle.hooks.timeouts.observe=100ms", "mantle.hooks.observers.max-concurrent=2")
+			.run((context) -> {
+				HookRunner runner = context.getBean(HookRunner.class);
+				HungObserver observer = context.getBean(HungObserver.class);
+				HookMethod hook = context.getBean(HookRegistry.class).observers(HookPoint.OUTGOING_TEXT).get(0);
+				try {
+					runner.observe(HookPoint.OUTGOING_TEXT, outgoing("first"), HookScope.none());
+					// it ignores the interrupt of its timeout: abandoned, still running
+					await().atMost(WAIT).until(() -> hook.abandonedInFlight() == 1);
+					runner.observe(HookPoint.OUTGOING_TEXT, outgoing("second"), HookScope.none());
+					runner.observe(HookPoint.OUTGOING_TEXT, outgoing("third"), HookScope.none());
+					assertThat(runner.getDroppedObserverInvocations()).isOne();
+					assertThat(runner.getObserversInFlight()).isEqualTo(2);
+					assertThat(hook.bulkhead().getMetrics().getAvailableConcurrentCalls()).isOne();
+				}
+				finally {
+					observer.release.countDown();
+				}
+				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
+				assertThat(hook.abandonedInFlight()).isZero();
+				assertThat(hook.bulkhead().getMetrics().getAvailableConcurrentCalls()).isEqualTo(2);
 				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("after"), HookScope.none());
-				await().atMost(WAIT).until(() -> observer.calls.get() == 3);
+				await().atMost(WAIT).until(() -> observer.seen.contains("after"));
+				assertThat(observer.seen).containsExactlyInAnyOrder("first", "second", "after");
 				assertThat(runner.getDroppedObserverInvocations()).isOne();
 			});
 	}
@@ -601,6 +629,33 @@ class HookRunnerTests {
 		@OnOutgoingText
 		Mono<Void> watch(OutgoingTextPayload text) {
 			return Mono.never();
+		}
+
+	}
+
+	static class HungObserver {
+
+		final CountDownLatch release = new CountDownLatch(1);
+
+		final java.util.Queue<String> seen = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+		@OnOutgoingText
+		void watch(OutgoingTextPayload text) {
+			this.seen.add(text.text());
+			boolean interrupted = false;
+			while (true) {
+				try {
+					if (this.release.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+						break;
+					}
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 
 	}

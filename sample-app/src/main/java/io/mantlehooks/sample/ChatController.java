@@ -9,6 +9,7 @@ import io.mantlehooks.MantleHooks;
 import io.mantlehooks.sample.ShopAssistant.Conversation;
 import io.mantlehooks.transcript.TranscriptEntry;
 import io.mantlehooks.transcript.TranscriptStore;
+import jakarta.servlet.http.HttpSession;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +31,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * The chat API: one call per message ({@code POST /api/chat}), the same as server-sent
  * events for the chat page ({@code GET /api/chat/stream}), approvals of paused tool
- * calls, and the conversation's transcript.
+ * calls, and the conversation's transcript. The sender is the browser's {@link Visitors
+ * visitor} (its session cookie); a conversation is its first visitor's.
  */
 @RestController
 @RequestMapping("/api")
@@ -46,22 +48,26 @@ class ChatController {
 
 	private final ObjectProvider<TranscriptStore> transcript;
 
-	ChatController(ShopAssistant assistant, ObjectProvider<TranscriptStore> transcript) {
+	private final Visitors visitors;
+
+	ChatController(ShopAssistant assistant, ObjectProvider<TranscriptStore> transcript, Visitors visitors) {
 		this.assistant = assistant;
 		this.transcript = transcript;
+		this.visitors = visitors;
 	}
 
 	@PostMapping("/chat")
-	ChatReply chat(@RequestBody ChatRequest request) {
-		Conversation conversation = conversation(request.conversationId(), request.userId(), "rest");
-		return ChatReply.of(this.assistant.answer(conversation, message(request.message())));
+	ChatReply chat(@RequestBody ChatRequest request, HttpSession session) {
+		String text = message(request.message());
+		Conversation conversation = conversation(request.conversationId(), session, "rest");
+		return ChatReply.of(this.assistant.answer(conversation, text));
 	}
 
 	@GetMapping(path = "/chat/stream", produces = "text/event-stream")
-	Flux<ServerSentEvent<Map<String, Object>>> stream(@RequestParam String conversationId,
-			@RequestParam(required = false) @Nullable String userId, @RequestParam String message) {
-		Conversation conversation = conversation(conversationId, userId, "web");
+	Flux<ServerSentEvent<Map<String, Object>>> stream(@RequestParam String conversationId, @RequestParam String message,
+			HttpSession session) {
 		String text = message(message);
+		Conversation conversation = conversation(conversationId, session, "web");
 		Map<String, Object> last = new LinkedHashMap<>();
 		return this.assistant.stream(conversation, text)
 			.doOnNext((chunk) -> last.putAll(chunk.context()))
@@ -77,10 +83,10 @@ class ChatController {
 	}
 
 	@PostMapping("/approvals/{approvalId}")
-	ChatReply decide(@PathVariable String approvalId, @RequestBody DecisionRequest request) {
+	ChatReply decide(@PathVariable String approvalId, @RequestBody DecisionRequest request, HttpSession session) {
 		requireId("approvalId", approvalId);
-		Conversation conversation = conversation(request.conversationId(), request.userId(),
-				(request.channel() != null) ? channel(request.channel()) : "rest");
+		requireId("conversationId", request.conversationId());
+		String channel = (request.channel() != null) ? channel(request.channel()) : "rest";
 		if (request.approve() == null) {
 			throw new IllegalArgumentException("'approve' must be true or false");
 		}
@@ -92,22 +98,29 @@ class ChatController {
 			throw new IllegalArgumentException(
 					"'reason' must be at most " + MantleHooks.MAX_DENY_REASON_LENGTH + " characters");
 		}
+		// only the conversation's visitor decides here; the library checks again that it
+		// is
+		// the sender who paused the batch (mantle.hooks.approvals.decided-by=sender)
+		Conversation conversation = conversation(request.conversationId(), session, channel);
 		return ChatReply.of(this.assistant.decide(conversation, approvalId, approved, message, reason));
 	}
 
 	@GetMapping("/conversations/{conversationId}/transcript")
-	List<TranscriptEntry> transcript(@PathVariable String conversationId) {
+	List<TranscriptEntry> transcript(@PathVariable String conversationId, HttpSession session) {
 		requireId("conversationId", conversationId);
+		this.visitors.readIn(conversationId, this.visitors.visitor(session));
 		TranscriptStore store = this.transcript.getIfAvailable();
 		return (store != null) ? store.find(conversationId) : List.of();
 	}
 
-	private static Conversation conversation(@Nullable String conversationId, @Nullable String userId, String channel) {
+	/**
+	 * The visitor's turn in a conversation that is theirs (or new, and now theirs).
+	 */
+	private Conversation conversation(@Nullable String conversationId, HttpSession session, String channel) {
 		requireId("conversationId", conversationId);
-		if (userId != null) {
-			requireId("userId", userId);
-		}
-		return new Conversation(conversationId, (userId != null) ? userId : "guest", channel);
+		String visitor = this.visitors.visitor(session);
+		this.visitors.writeIn(conversationId, visitor);
+		return new Conversation(conversationId, visitor, channel);
 	}
 
 	private static String channel(String channel) {
@@ -157,28 +170,26 @@ class ChatController {
 	}
 
 	/**
-	 * One message.
+	 * One message; the sender is the session's visitor.
 	 *
 	 * @param conversationId the conversation
-	 * @param userId the user, {@code guest} when absent
 	 * @param message the text
 	 */
-	record ChatRequest(@Nullable String conversationId, @Nullable String userId, @Nullable String message) {
+	record ChatRequest(@Nullable String conversationId, @Nullable String message) {
 
 	}
 
 	/**
-	 * A decision on a paused tool call.
+	 * A decision on a paused tool call; the decider is the session's visitor.
 	 *
 	 * @param conversationId the conversation the approval belongs to
-	 * @param userId the user
 	 * @param approve {@code true} to run the calls, {@code false} to decline
 	 * @param message the user's words, a default when absent
 	 * @param reason why the user declined
 	 * @param channel {@code web} or {@code rest}
 	 */
-	record DecisionRequest(@Nullable String conversationId, @Nullable String userId, @Nullable Boolean approve,
-			@Nullable String message, @Nullable String reason, @Nullable String channel) {
+	record DecisionRequest(@Nullable String conversationId, @Nullable Boolean approve, @Nullable String message,
+			@Nullable String reason, @Nullable String channel) {
 
 	}
 

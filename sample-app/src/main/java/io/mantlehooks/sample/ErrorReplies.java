@@ -5,7 +5,9 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.HttpMediaTypeNotSupportedException;
 import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
@@ -25,10 +27,33 @@ class ErrorReplies {
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, ex.getMessage());
 	}
 
+	@ExceptionHandler(Visitors.NotYourConversationException.class)
+	ProblemDetail notYours(Visitors.NotYourConversationException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.FORBIDDEN, ex.getMessage());
+	}
+
+	@ExceptionHandler(Visitors.TooManyConversationsException.class)
+	ProblemDetail full(Visitors.TooManyConversationsException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage());
+	}
+
 	@ExceptionHandler(HttpMessageNotReadableException.class)
 	ProblemDetail unreadable(HttpMessageNotReadableException ex) {
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
 				"The body must be a JSON object with the documented fields only");
+	}
+
+	/**
+	 * A body that is not JSON ({@code Content-Type: text/plain}, a form, ...) is the
+	 * client's mistake, not a failure of ours: 415 with the types the API reads in
+	 * {@code Accept}, nothing logged.
+	 */
+	@ExceptionHandler(HttpMediaTypeNotSupportedException.class)
+	ResponseEntity<ProblemDetail> notJson(HttpMediaTypeNotSupportedException ex) {
+		return ResponseEntity.status(HttpStatus.UNSUPPORTED_MEDIA_TYPE)
+			.headers(ex.getHeaders())
+			.body(ProblemDetail.forStatusAndDetail(HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+					"The body must be JSON (Content-Type: application/json)"));
 	}
 
 	@ExceptionHandler(MissingServletRequestParameterException.class)

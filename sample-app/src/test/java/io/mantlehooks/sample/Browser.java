@@ -4,6 +4,7 @@ import java.io.File;
 import java.time.Duration;
 
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -57,9 +58,19 @@ final class Browser {
 		return By.cssSelector("#turns tr[data-turn-id='" + turnId + "']");
 	}
 
-	/** Select a turn in the console and wait for its detail. */
+	/**
+	 * Select a turn in the console and wait for its detail. The list is drawn anew every
+	 * few seconds, so a row found may be gone when clicked: find it again then.
+	 */
 	static void open(ChromeDriver browser, String turnId) {
-		new WebDriverWait(browser, WAIT).until(ExpectedConditions.elementToBeClickable(row(turnId))).click();
+		new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class).until((page) -> {
+			WebElement row = ExpectedConditions.elementToBeClickable(row(turnId)).apply(page);
+			if (row == null) {
+				return false;
+			}
+			row.click();
+			return true;
+		});
 		new WebDriverWait(browser, WAIT)
 			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("detail-title"), turnId));
 	}

@@ -18,6 +18,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.ActiveProfiles;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -25,9 +26,11 @@ import static org.awaitility.Awaitility.await;
 /**
  * The turn console in a real browser: headless Chromium (Debian's {@code chromium} and
  * {@code chromium-driver} packages, which {@code .ci/run} installs) drives the sample's
- * chat page, then the console, and approves a refund from the console.
+ * chat page, then the console, and approves a refund from the console (the
+ * {@code console-decisions} profile turns decisions on).
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("console-decisions")
 class ConsoleBrowserTests {
 
 	private static final Duration WAIT = Browser.WAIT;

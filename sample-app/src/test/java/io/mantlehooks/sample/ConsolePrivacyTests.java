@@ -1,5 +1,6 @@
 package io.mantlehooks.sample;
 
+import java.net.CookieManager;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -10,9 +11,9 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.core.ParameterizedTypeReference;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.test.context.ActiveProfiles;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * no network: nothing it serves names another origin.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "mantle.hooks.console.include-text=false")
+@ActiveProfiles("console-decisions")
 class ConsolePrivacyTests {
 
 	private static final Pattern EXTERNAL_URL = Pattern.compile("(?i)(https?:)?//[a-z0-9.-]+\\.[a-z]{2,}");
@@ -127,11 +129,7 @@ class ConsolePrivacyTests {
 	}
 
 	private RestClient http() {
-		return RestClient.builder()
-			.baseUrl("http://127.0.0.1:" + this.port)
-			.defaultStatusHandler(HttpStatusCode::isError, (request, response) -> {
-			})
-			.build();
+		return ShopScenarioTests.http(this.port, new CookieManager());
 	}
 
 }

@@ -1,5 +1,7 @@
 package io.mantlehooks.sample;
 
+import java.net.CookieManager;
+import java.net.http.HttpClient;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -12,6 +14,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.MediaType;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.client.RestClient;
 
@@ -38,8 +41,12 @@ class SampleApplicationAotIT {
 		application.setMainApplicationClass(SampleApplication.class);
 		try (ConfigurableApplicationContext context = application.run("--server.port=0",
 				"--server.address=127.0.0.1")) {
-			RestClient http = RestClient
-				.create("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
+			// keeps the session cookie: the conversation belongs to this client's session
+			RestClient http = RestClient.builder()
+				.baseUrl("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"))
+				.requestFactory(new JdkClientHttpRequestFactory(
+						HttpClient.newBuilder().cookieHandler(new CookieManager()).build()))
+				.build();
 			Map<String, Object> lookup = chat(http, "Where is order 42?");
 			assertThat(lookup).containsEntry("reply", "Order A-42 shipped on 2026-11-28 to [email], tracking 1Z999.");
 			Map<String, Object> pii = chat(http, "My card is 4111 1111 1111 1111");

@@ -6,9 +6,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
 import io.mantlehooks.console.TurnConsole;
+import io.mantlehooks.transcript.TranscriptStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Cookie;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -16,6 +18,8 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.Customizer;
@@ -25,6 +29,7 @@ import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.test.context.ActiveProfiles;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,9 +37,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The sample's console behind Spring Security, as the README shows it: the console and
  * Actuator need an operator's login, CSRF protection is on, and Approve works from the
  * page in headless Chromium. A {@code POST} that carries the operator's session but not
- * the token is refused and runs nothing. Subclasses choose where Spring Security keeps
- * the token.
+ * the token is refused and runs nothing. The operator who approved is named in the log
+ * and the transcript. Subclasses choose where Spring Security keeps the token.
  */
+@ActiveProfiles("console-decisions")
+@ExtendWith(OutputCaptureExtension.class)
 abstract class SecuredConsoleBrowserTests {
 
 	private ChromeDriver browser;
@@ -47,6 +54,9 @@ abstract class SecuredConsoleBrowserTests {
 
 	@Autowired
 	private TurnConsole console;
+
+	@Autowired
+	private TranscriptStore transcript;
 
 	/**
 	 * The README's filter chain: only the console, Actuator and the login page, so the
@@ -76,7 +86,7 @@ abstract class SecuredConsoleBrowserTests {
 	}
 
 	@Test
-	void anOperatorApprovesFromThePageAndARequestWithoutTheTokenRunsNothing() throws Exception {
+	void anOperatorApprovesFromThePageAndARequestWithoutTheTokenRunsNothing(CapturedOutput output) throws Exception {
 		this.browser.get(url("/"));
 		String refund = Browser.send(this.browser, "Refund 30 EUR for order 42");
 		assertThat(status("GET", "/actuator/mantlehooks/turns", null)).as("no login, no data").isEqualTo(302);
@@ -101,6 +111,18 @@ abstract class SecuredConsoleBrowserTests {
 		assertThat(this.browser.findElement(By.id("decision")).getText()).startsWith("Decision: approved")
 			.contains("reply: Refunded €30.00 for order A-42.");
 		assertThat(this.tools.refunds()).hasSize(refunds + 1);
+
+		// who approved: the signed-in operator, in the log and in the conversation's
+		// transcript
+		assertThat(output).contains("Turn console: approval " + approvalId).contains("approve by 'operator': approved");
+		String conversation = this.console.turn(refund).orElseThrow().turn().conversationId();
+		assertThat(this.transcript.find(conversation))
+			.filteredOn((entry) -> entry.channel().equals(TurnConsole.CHANNEL))
+			.singleElement()
+			.satisfies((entry) -> {
+				assertThat(entry.senderId()).isEqualTo("operator");
+				assertThat(entry.text()).isEqualTo("Approved in the turn console by operator.");
+			});
 	}
 
 	private String approvalIdOf(String turnId) {

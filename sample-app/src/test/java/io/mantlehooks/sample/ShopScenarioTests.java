@@ -2,6 +2,7 @@ package io.mantlehooks.sample;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.CookieManager;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -32,6 +33,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,16 +60,28 @@ class ShopScenarioTests {
 
 	private RestClient http;
 
+	/** The browser's cookies: its session is who it is. */
+	private CookieManager cookies;
+
 	private String conversation;
 
 	@BeforeEach
 	void setUp() {
-		this.http = RestClient.builder()
-			.baseUrl("http://127.0.0.1:" + this.port)
+		this.cookies = new CookieManager();
+		this.http = http(this.port, this.cookies);
+		this.conversation = "c-" + UUID.randomUUID().toString().substring(0, 8);
+	}
+
+	/**
+	 * A client that keeps its session cookie, as a browser does.
+	 */
+	static RestClient http(int port, CookieManager cookies) {
+		return RestClient.builder()
+			.baseUrl("http://127.0.0.1:" + port)
+			.requestFactory(new JdkClientHttpRequestFactory(HttpClient.newBuilder().cookieHandler(cookies).build()))
 			.defaultStatusHandler(HttpStatusCode::isError, (request, response) -> {
 			})
 			.build();
-		this.conversation = "c-" + UUID.randomUUID().toString().substring(0, 8);
 	}
 
 	@Test
@@ -83,7 +98,7 @@ class ShopScenarioTests {
 	void aRefundWaitsForApprovalRunsOnceApprovedAndOnlyOnce() {
 		Map<String, Object> paused = chat("Please refund 30 EUR for order 42");
 		assertThat(paused).containsEntry("outcome", "awaiting_approval");
-		assertThat((String) paused.get("reply")).startsWith("I need your approval before I run refund with")
+		assertThat((String) paused.get("reply")).startsWith("I need your approval before I run:\nrefund {")
 			.contains("A-42");
 		assertThat(this.tools.refunds()).noneMatch((refund) -> refund.contains(this.conversation));
 		int before = this.tools.refunds().size();
@@ -94,6 +109,53 @@ class ShopScenarioTests {
 		assertThat(this.tools.refunds()).hasSize(before + 1);
 		Map<String, Object> again = decide(approvalId, true);
 		assertThat(again).containsEntry("outcome", "approval_not_found");
+		assertThat(this.tools.refunds()).hasSize(before + 1);
+	}
+
+	@Test
+	void anotherBrowserCannotApproveReadOrWriteSomeoneElsesConversation() throws Exception {
+		Map<String, Object> paused = chat("Please refund 30 EUR for order 42");
+		String approvalId = (String) paused.get("approvalId");
+		int before = this.tools.refunds().size();
+		RestClient mallory = http(this.port, new CookieManager());
+		String mine = "m-" + UUID.randomUUID().toString().substring(0, 8);
+		for (boolean approve : List.of(true, false)) {
+			var decision = post(mallory, "/api/approvals/" + approvalId,
+					Map.of("conversationId", this.conversation, "approve", approve));
+			assertThat(decision.getStatusCode().value()).isEqualTo(403);
+			assertThat(decision.getBody()).containsEntry("detail", "This conversation belongs to another visitor");
+		}
+		var read = mallory.get()
+			.uri("/api/conversations/{id}/transcript", this.conversation)
+			.retrieve()
+			.toEntity(String.class);
+		assertThat(read.getStatusCode().value()).isEqualTo(403);
+		assertThat(read.getBody()).doesNotContain("refund");
+		var write = post(mallory, "/api/chat", Map.of("conversationId", this.conversation, "message", "Yes, do it"));
+		assertThat(write.getStatusCode().value()).isEqualTo(403);
+		HttpResponse<String> streamed = HttpClient.newBuilder()
+			.cookieHandler(new CookieManager())
+			.build()
+			.send(HttpRequest
+				.newBuilder(URI.create("http://127.0.0.1:" + this.port + "/api/chat/stream?conversationId="
+						+ this.conversation + "&message=Yes"))
+				.header("Accept", "text/event-stream")
+				.timeout(Duration.ofSeconds(20))
+				.build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(streamed.statusCode()).isEqualTo(403);
+		assertThat(this.chatMemory.get(this.conversation).toString()).doesNotContain("Yes, do it");
+		// in her own conversation the approval id names nothing she may decide
+		assertThat(post(mallory, "/api/chat", Map.of("conversationId", mine, "message", "Hello")).getBody())
+			.containsEntry("outcome", "completed");
+		assertThat(post(mallory, "/api/approvals/" + approvalId, Map.of("conversationId", mine, "approve", true))
+			.getBody()).containsEntry("outcome", "approval_not_found");
+		// nor can a request claim to be someone
+		assertThat(post(mallory, "/api/chat", Map.of("conversationId", mine, "userId", "alice", "message", "Hi"))
+			.getStatusCode()
+			.value()).isEqualTo(400);
+		assertThat(this.tools.refunds()).hasSize(before);
+		// the batch still waits for its own browser
+		assertThat(decide(approvalId, true)).containsEntry("outcome", "completed");
 		assertThat(this.tools.refunds()).hasSize(before + 1);
 	}
 
@@ -282,6 +344,16 @@ class ShopScenarioTests {
 			});
 	}
 
+	private static ResponseEntity<Map<String, Object>> post(RestClient http, String path, Map<String, Object> body) {
+		return http.post()
+			.uri(path)
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(body)
+			.retrieve()
+			.toEntity(new ParameterizedTypeReference<>() {
+			});
+	}
+
 	private Map<String, Object> decide(String approvalId, boolean approve) {
 		return this.http.post()
 			.uri("/api/approvals/{id}", approvalId)
@@ -296,7 +368,10 @@ class ShopScenarioTests {
 	 * Read a turn's server-sent events as {@code name data} lines.
 	 */
 	private List<String> stream(String message) throws Exception {
-		HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+		HttpClient client = HttpClient.newBuilder()
+			.connectTimeout(Duration.ofSeconds(5))
+			.cookieHandler(this.cookies)
+			.build();
 		URI uri = URI.create("http://127.0.0.1:" + this.port + "/api/chat/stream?conversationId=" + this.conversation
 				+ "&message=" + URLEncoder.encode(message, StandardCharsets.UTF_8));
 		HttpResponse<java.io.InputStream> response = client.send(HttpRequest.newBuilder(uri)

@@ -2,12 +2,13 @@ package io.mantlehooks.ai.chat;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Objects;
 
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ai.chat.IncomingMessageStage.Start;
 import io.mantlehooks.ai.tool.StoredBatch;
 import io.mantlehooks.ai.tool.ToolApprovals;
+import io.mantlehooks.ai.tool.ToolApprovals.Claim;
 import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.HookResponses;
@@ -21,7 +22,9 @@ import org.springframework.ai.chat.client.ChatClientRequest;
  * A turn that approves or declines a paused batch ({@code MantleHooks.approve} /
  * {@code deny}): after the incoming-message hooks accepted the user's message, the batch
  * is claimed (once, whichever instance asks first) and handed to the tool loop; when it
- * is not pending in this conversation, the turn answers {@code utter_approval_not_found}.
+ * is not pending in this conversation, the turn answers {@code utter_approval_not_found};
+ * when the turn may not decide it ({@code decided-by}, {@code ApprovalAuthorizer}), it
+ * answers {@code utter_approval_not_allowed} and the batch keeps waiting.
  */
 final class ApprovalStage {
 
@@ -52,14 +55,23 @@ final class ApprovalStage {
 		if (approvals == null) {
 			return notFound(turn, start, "approvals are not configured");
 		}
-		return Step.blocking(() -> claim(approvals, id, turn),
-				(batch) -> batch.isPresent()
-						? Step.done(Start.proceed(withResume(request, new Resume(batch.get(), approve != null, reason)),
-								start.userText()))
-						: notFound(turn, start, "no batch '" + id + "' is waiting in this conversation"));
+		return Step.blocking(() -> claim(approvals, id, turn), (claim) -> {
+			StoredBatch batch = claim.batch();
+			if (batch != null) {
+				return Step.done(Start.proceed(withResume(request, new Resume(batch, approve != null, reason)),
+						start.userText()));
+			}
+			if (claim.notAllowed()) {
+				return ended(turn, start,
+						new Outcome(Outcome.APPROVAL_NOT_ALLOWED,
+								"this turn may not decide batch '" + id + "'; it keeps waiting"),
+						HookResponses.APPROVAL_NOT_ALLOWED);
+			}
+			return notFound(turn, start, "no batch '" + id + "' is waiting in this conversation");
+		});
 	}
 
-	private static Optional<StoredBatch> claim(ToolApprovals approvals, String id, Turn turn) {
+	private static Claim claim(ToolApprovals approvals, String id, Turn turn) {
 		try {
 			return approvals.claim(id, turn);
 		}
@@ -67,15 +79,17 @@ final class ApprovalStage {
 			turn.scope()
 				.run(() -> logger.warn("Could not claim the batch '" + id + "' waiting for approval; nothing runs",
 						ex));
-			return Optional.empty();
+			return new Claim(null, false);
 		}
 	}
 
 	private Step<Start> notFound(Turn turn, Start start, String reason) {
-		return this.incoming
-			.reply(turn, java.util.Objects.requireNonNull(start.request()),
-					new Outcome(Outcome.APPROVAL_NOT_FOUND, reason), null, HookResponses.APPROVAL_NOT_FOUND)
-			.map((reply) -> new Start(null, reply.reply(), reply.outcome(), start.userText(), false));
+		return ended(turn, start, new Outcome(Outcome.APPROVAL_NOT_FOUND, reason), HookResponses.APPROVAL_NOT_FOUND);
+	}
+
+	private Step<Start> ended(Turn turn, Start start, Outcome outcome, String reply) {
+		return this.incoming.reply(turn, Objects.requireNonNull(start.request()), outcome, null, reply)
+			.map((replied) -> new Start(null, replied.reply(), replied.outcome(), start.userText(), false));
 	}
 
 	private static ChatClientRequest withResume(ChatClientRequest request, Resume resume) {

@@ -165,11 +165,13 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 
 	/**
 	 * A turn that ended at its start (a rejected message, an approval that found
-	 * nothing): the user's message and the reply, both set aside when rejected.
+	 * nothing): the user's message and the reply, both set aside when rejected. The
+	 * user's entry carries the outcome only when the message itself was set aside, as in
+	 * every other turn: the turn's outcome is on the reply's entry.
 	 */
 	private void recordEnded(Turn turn, Start start, ChatClientResponse reply, Instant startedAt) {
 		String outcome = outcome(reply);
-		this.transcript.user(turn, start.userText(), start.discarded(), outcome, startedAt);
+		this.transcript.user(turn, start.userText(), start.discarded(), start.discarded() ? outcome : null, startedAt);
 		this.transcript.assistant(turn, text(reply), start.discarded(), outcome);
 	}
 

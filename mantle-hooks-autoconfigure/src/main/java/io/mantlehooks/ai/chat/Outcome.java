@@ -31,6 +31,9 @@ record Outcome(String value, String reason) {
 	/** An approval or denial named no pending batch. */
 	static final String APPROVAL_NOT_FOUND = "approval_not_found";
 
+	/** The turn may not decide the batch it named; the batch keeps waiting. */
+	static final String APPROVAL_NOT_ALLOWED = "approval_not_allowed";
+
 	static Outcome rejected(String reason) {
 		return new Outcome(REJECTED, reason);
 	}

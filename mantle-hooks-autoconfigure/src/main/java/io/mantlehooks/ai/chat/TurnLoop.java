@@ -1,15 +1,18 @@
 package io.mantlehooks.ai.chat;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.MantleHooks;
+import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ai.chat.OutgoingTextStage.Reply;
 import io.mantlehooks.ai.tool.BatchOutcome;
-import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ai.tool.StoredBatch;
 import io.mantlehooks.ai.tool.ToolApprovals;
-import io.mantlehooks.ai.tool.ToolArguments;
 import io.mantlehooks.ai.tool.ToolBatch;
+import io.mantlehooks.approval.ApprovalCall;
 import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.HookResponses;
@@ -46,6 +49,8 @@ final class TurnLoop {
 	private final ToolBatch tools;
 
 	private final int maxIterations;
+
+	private final ApprovalQuestion question = new ApprovalQuestion();
 
 	TurnLoop(HookRunner hooks, HookResponses responses, OutgoingTextStage outgoing, ToolBatch tools,
 			int maxIterations) {
@@ -107,7 +112,12 @@ final class TurnLoop {
 		if (batch instanceof BatchOutcome.AwaitingApproval awaiting) {
 			StoredBatch stored = new StoredBatch(awaiting.history(), awaiting.output(), awaiting.metadata(),
 					round.iteration());
-			return Step.blocking(() -> pause(state, stored), (id) -> ask(state, id, awaiting.call()));
+			List<ApprovalCall> calls = awaiting.output()
+				.getToolCalls()
+				.stream()
+				.map((call) -> new ApprovalCall(call.name(), call.arguments()))
+				.toList();
+			return Step.blocking(() -> pause(state, stored), (id) -> ask(state, id, awaiting.call(), calls));
 		}
 		BatchOutcome.Closed closed = (BatchOutcome.Closed) batch;
 		state.outcome(Outcome.hookError(closed.reason()));
@@ -152,14 +162,14 @@ final class TurnLoop {
 	 * question, the user never got it: the paused batch is dropped and the rejection's
 	 * reply goes out instead.
 	 */
-	private Step<Decision> ask(State state, @Nullable String approvalId, ToolCallPayload call) {
+	private Step<Decision> ask(State state, @Nullable String approvalId, ToolCallPayload call,
+			List<ApprovalCall> calls) {
 		if (approvalId == null) {
 			state.outcome(Outcome.hookError("the batch could not be stored for approval"));
 			return finish(state, engineReply(state, HookResponses.TOOL_CALL_HOOK_ERROR), false);
 		}
-		String question = this.responses.resolve(null, HookResponses.TOOL_APPROVAL_REQUIRED)
-			.replace("{tool}", call.toolName())
-			.replace("{arguments}", ToolArguments.toJson(call.arguments()));
+		String question = this.question.of(this.responses.resolve(null, HookResponses.TOOL_APPROVAL_REQUIRED), call,
+				calls);
 		return this.outgoing.process(state.turn(), question).then((reply) -> {
 			if (reply.outcome() != null) {
 				state.outcome(reply.outcome());
@@ -167,7 +177,7 @@ final class TurnLoop {
 			}
 			state.outcome(new Outcome(Outcome.AWAITING_APPROVAL,
 					"a call of tool '" + call.toolName() + "' waits for approval"));
-			state.approvalId(approvalId);
+			state.approval(approvalId, calls);
 			return Step.done(asked(state, reply));
 		});
 	}
@@ -278,6 +288,8 @@ final class TurnLoop {
 
 		private @Nullable String approvalId;
 
+		private List<ApprovalCall> approvalCalls = List.of();
+
 		private @Nullable StringBuilder streamed;
 
 		State(Turn turn, ChatClientRequest request, boolean live, boolean recordsStreamed) {
@@ -317,8 +329,9 @@ final class TurnLoop {
 			this.outcome = Outcome.first(this.outcome, next);
 		}
 
-		synchronized void approvalId(String id) {
+		synchronized void approval(String id, List<ApprovalCall> calls) {
 			this.approvalId = id;
+			this.approvalCalls = calls;
 		}
 
 		synchronized void streamed(@Nullable String text) {
@@ -339,8 +352,9 @@ final class TurnLoop {
 			if (this.approvalId == null) {
 				return completed;
 			}
-			java.util.Map<String, @Nullable Object> context = new java.util.HashMap<>(completed.context());
-			context.put(io.mantlehooks.MantleHooks.APPROVAL_ID, this.approvalId);
+			Map<String, @Nullable Object> context = new HashMap<>(completed.context());
+			context.put(MantleHooks.APPROVAL_ID, this.approvalId);
+			context.put(MantleHooks.APPROVAL_CALLS, this.approvalCalls);
 			return new ChatClientResponse(completed.chatResponse(), context);
 		}
 

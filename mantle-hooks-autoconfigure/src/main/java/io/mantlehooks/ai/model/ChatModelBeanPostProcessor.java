@@ -19,7 +19,9 @@ import org.springframework.util.ClassUtils;
  * (see {@link UnhookedCallDetector}). The proxy keeps the bean's class, so injection by
  * the concrete type still works; a bean of a final class cannot be proxied that way and
  * is left as it is: its calls are checked through Spring AI's model observations when the
- * application has an {@code ObservationRegistry}.
+ * application has an {@code ObservationRegistry}
+ * ({@link UnhookedCallObservationHandler}), and {@link UnhookedCallCoverageCheck} names
+ * it at startup when it has none.
  */
 public final class ChatModelBeanPostProcessor implements SmartInstantiationAwareBeanPostProcessor {
 

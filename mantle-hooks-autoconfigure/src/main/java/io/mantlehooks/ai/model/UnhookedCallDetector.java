@@ -61,18 +61,27 @@ public final class UnhookedCallDetector {
 			return;
 		}
 		String caller = callingClass();
-		String message = "ChatModel '" + model + "' was called outside a hooked turn"
+		if (this.policy == UnhookedCallPolicy.FAIL) {
+			throw new UnhookedModelCallException(message(model, caller,
+					"The call was refused before the provider saw it (mantle.hooks.unhooked-calls=fail). To let "
+							+ "calls without hooks through, set mantle.hooks.unhooked-calls=warn (reported) or ignore."));
+		}
+		if (this.reported.add((caller != null) ? caller : model)) {
+			logger.warn(message(model, caller, "Set mantle.hooks.unhooked-calls=fail to refuse such calls, or ignore "
+					+ "to allow them silently."));
+		}
+	}
+
+	/**
+	 * What was called from where, the fix, and what the policy can do about it: with
+	 * {@code fail} the reader has already set it, so the message does not advise it.
+	 */
+	private static String message(String model, @Nullable String caller, String policyAdvice) {
+		return "ChatModel '" + model + "' was called outside a hooked turn"
 				+ ((caller != null) ? " from " + caller : "")
 				+ ": no mantle hook (guardrail) ran for this call. Build the ChatClient from the auto-configured "
 				+ "ChatClient.Builder, or apply the MantleChatClientCustomizer bean to your own builder "
-				+ "(customizer.customize(builder)). Set mantle.hooks.unhooked-calls=fail to refuse such calls, or "
-				+ "ignore to allow them silently.";
-		if (this.policy == UnhookedCallPolicy.FAIL) {
-			throw new UnhookedModelCallException(message);
-		}
-		if (this.reported.add((caller != null) ? caller : model)) {
-			logger.warn(message);
-		}
+				+ "(customizer.customize(builder)). " + policyAdvice;
 	}
 
 	/**

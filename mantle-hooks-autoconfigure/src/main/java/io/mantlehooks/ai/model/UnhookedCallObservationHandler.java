@@ -8,8 +8,9 @@ import org.springframework.ai.chat.observation.ChatModelObservationContext;
 /**
  * Checks model calls through Spring AI's model observations, for {@code ChatModel} beans
  * that cannot be proxied by class (final classes such as {@code OpenAiChatModel}). Active
- * when the application has an {@code ObservationRegistry} (Spring Boot Actuator), which
- * registers handler beans such as this one.
+ * when the application has an {@code ObservationRegistry}: Spring Boot's observation
+ * module, which the starter brings (Actuator or not), makes one and registers handler
+ * beans such as this one. Without one, {@link UnhookedCallCoverageCheck} says so.
  */
 public final class UnhookedCallObservationHandler implements ObservationHandler<ChatModelObservationContext> {
 

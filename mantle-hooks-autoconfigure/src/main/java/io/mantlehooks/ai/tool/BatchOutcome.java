@@ -54,8 +54,9 @@ public sealed interface BatchOutcome {
 	 *
 	 * @param history the messages of the request the model answered with the calls
 	 * @param output the model's response, its calls as the tool-call hooks left them
+	 * (arguments as compact JSON: what the question shows and what runs)
 	 * @param metadata each call's MCP metadata, by position
-	 * @param call the first call that needs approval, for the question
+	 * @param call the first call that needs approval
 	 */
 	record AwaitingApproval(List<Message> history, AssistantMessage output, List<Map<String, Object>> metadata,
 			ToolCallPayload call) implements BatchOutcome {

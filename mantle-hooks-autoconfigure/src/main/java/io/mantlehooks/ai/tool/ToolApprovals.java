@@ -4,12 +4,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.approval.ApprovalAuthorizer;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.PendingApproval;
 import io.mantlehooks.approval.ToolApprovalPolicy;
@@ -21,7 +21,9 @@ import org.springframework.util.Assert;
 
 /**
  * Which tool calls wait for a person ({@code mantle.hooks.approvals.tools} and the
- * {@link ToolApprovalPolicy}), and the paused batches in their {@link ApprovalStore}.
+ * {@link ToolApprovalPolicy}), the paused batches in their {@link ApprovalStore}, and who
+ * may decide them ({@code mantle.hooks.approvals.decided-by} or an
+ * {@link ApprovalAuthorizer}).
  */
 public final class ToolApprovals {
 
@@ -37,8 +39,12 @@ public final class ToolApprovals {
 
 	private final Clock clock;
 
+	private final @Nullable ApprovalAuthorizer authorizer;
+
+	private final boolean decidedBySender;
+
 	/**
-	 * Create the approvals.
+	 * Create the approvals, decided by the sender that paused a batch.
 	 * @param tools the tool names whose calls always need approval
 	 * @param policy decides for other calls, {@code null} for none
 	 * @param store where paused batches wait
@@ -47,6 +53,24 @@ public final class ToolApprovals {
 	 */
 	public ToolApprovals(Set<String> tools, @Nullable ToolApprovalPolicy policy, ApprovalStore store, Duration ttl,
 			Clock clock) {
+		this(tools, policy, store, ttl, clock, null, true);
+	}
+
+	/**
+	 * Create the approvals.
+	 * @param tools the tool names whose calls always need approval
+	 * @param policy decides for other calls, {@code null} for none
+	 * @param store where paused batches wait
+	 * @param ttl how long a paused batch can be approved
+	 * @param clock the clock
+	 * @param authorizer decides who may approve or deny a batch, {@code null} to apply
+	 * {@code decidedBySender}
+	 * @param decidedBySender without an authorizer: whether only the sender that paused a
+	 * batch may decide it ({@code decided-by: sender}), else anyone in its conversation
+	 * ({@code decided-by: conversation})
+	 */
+	public ToolApprovals(Set<String> tools, @Nullable ToolApprovalPolicy policy, ApprovalStore store, Duration ttl,
+			Clock clock, @Nullable ApprovalAuthorizer authorizer, boolean decidedBySender) {
 		Assert.notNull(tools, "'tools' must not be null");
 		Assert.notNull(store, "'store' must not be null");
 		Assert.isTrue(ttl != null && !ttl.isNegative() && !ttl.isZero(), "'ttl' must be positive");
@@ -56,6 +80,8 @@ public final class ToolApprovals {
 		this.store = store;
 		this.ttl = ttl;
 		this.clock = clock;
+		this.authorizer = authorizer;
+		this.decidedBySender = decidedBySender;
 	}
 
 	/**
@@ -101,20 +127,72 @@ public final class ToolApprovals {
 		String id = UUID.randomUUID().toString();
 		this.store.save(new PendingApproval(id, turn.conversationId(), turn.senderId(), turn.channel().name(), now,
 				now.plus(this.ttl), StoredBatchCodec.write(batch)));
+		if (this.authorizer == null && turn.senderId().isEmpty() && turn.conversationId().isEmpty()) {
+			turn.scope()
+				.run(() -> logger.warn("Turn " + turn.id() + " paused batch '" + id
+						+ "' for approval with neither a sender nor a conversation id: nobody can be told apart "
+						+ "from its sender, so nobody can approve or deny it (only an ApprovalAuthorizer bean could); "
+						+ "it expires unapproved. Pass MantleHooks.identity(senderId, channel) or a "
+						+ "ChatMemory.CONVERSATION_ID"));
+		}
 		return id;
 	}
 
 	/**
-	 * Take a paused batch to run or decline it.
+	 * Take a paused batch to run or decline it, when the turn may decide it: asked before
+	 * the claim, so a refused turn leaves the batch waiting.
 	 * @param id the approval id
-	 * @param turn the turn that approves or declines: the batch must be of its
-	 * conversation
-	 * @return the batch, empty when it is not pending in this conversation (unknown,
-	 * expired, taken already)
+	 * @param turn the turn that approves or declines
+	 * @return the claimed batch, or why there is none
 	 */
-	public Optional<StoredBatch> claim(String id, Turn turn) {
-		return this.store.claim(id, turn.conversationId(), this.clock.instant())
-			.map((approval) -> StoredBatchCodec.read(approval.batch()));
+	public Claim claim(String id, Turn turn) {
+		Instant now = this.clock.instant();
+		PendingApproval approval = this.store.find(id, now).orElse(null);
+		if (approval == null) {
+			return Claim.NOT_FOUND;
+		}
+		if (this.authorizer == null && !approval.conversationId().equals(turn.conversationId())) {
+			// a batch belongs to its conversation: from any other, there is none
+			return Claim.NOT_FOUND;
+		}
+		String refusal = refusal(approval, turn);
+		if (refusal != null) {
+			turn.scope()
+				.run(() -> logger.warn("Turn " + turn.id() + " may not decide approval '" + id + "' of conversation '"
+						+ approval.conversationId() + "' (" + refusal + "); it keeps waiting"));
+			return Claim.NOT_ALLOWED;
+		}
+		// the batch's own conversation: an authorizer may let a turn of another one
+		// decide
+		return this.store.claim(id, approval.conversationId(), now)
+			.map((claimed) -> new Claim(StoredBatchCodec.read(claimed.batch()), false))
+			.orElse(Claim.NOT_FOUND);
+	}
+
+	/**
+	 * Why the turn may not decide the batch, {@code null} when it may.
+	 */
+	private @Nullable String refusal(PendingApproval approval, Turn turn) {
+		ApprovalAuthorizer authorizer = this.authorizer;
+		if (authorizer != null) {
+			try {
+				return authorizer.mayDecide(approval, turn.senderId(), turn.channel()) ? null
+						: "the ApprovalAuthorizer refused";
+			}
+			catch (RuntimeException | Error ex) {
+				// when in doubt, nobody decides
+				turn.scope().run(() -> logger.warn("ApprovalAuthorizer failed; the turn may not decide", ex));
+				return "the ApprovalAuthorizer failed";
+			}
+		}
+		if (approval.senderId().isEmpty() && approval.conversationId().isEmpty()) {
+			return "it was paused with neither a sender nor a conversation id; only an ApprovalAuthorizer can allow it";
+		}
+		if (!this.decidedBySender) {
+			return approval.conversationId().isEmpty() ? "it was paused without a conversation id" : null;
+		}
+		return approval.senderId().equals(turn.senderId()) ? null
+				: "another sender paused it; mantle.hooks.approvals.decided-by=sender";
 	}
 
 	/**
@@ -123,6 +201,20 @@ public final class ToolApprovals {
 	 */
 	public void forget(String id) {
 		this.store.delete(id);
+	}
+
+	/**
+	 * What a claim got.
+	 *
+	 * @param batch the claimed batch, {@code null} when there is none
+	 * @param notAllowed whether the batch waits but the turn may not decide it
+	 */
+	public record Claim(@Nullable StoredBatch batch, boolean notAllowed) {
+
+		static final Claim NOT_FOUND = new Claim(null, false);
+
+		static final Claim NOT_ALLOWED = new Claim(null, true);
+
 	}
 
 }

@@ -153,7 +153,7 @@ public final class ToolBatch {
 				: null;
 		if (awaiting != null) {
 			return Step.done(new BatchOutcome.AwaitingApproval(history,
-					output.mutate().toolCalls(preflight.calls).build(), preflight.metadata, awaiting));
+					output.mutate().toolCalls(preflight.asShown()).build(), preflight.metadata, awaiting));
 		}
 		if (!this.hooks.hasHooks(HookPoint.TOOL_CALL) && !this.hooks.hasHooks(HookPoint.TOOL_RESULT)) {
 			return Step.blocking(() -> dispatchUntouched(turn, history, options, response), Step::done);
@@ -381,6 +381,22 @@ public final class ToolBatch {
 			this.calls = new ArrayList<>(size);
 			this.metadata = new ArrayList<>(size);
 			this.payloads = new ArrayList<>(size);
+		}
+
+		/**
+		 * The calls with their arguments as the hooks and the approval policy saw them,
+		 * as compact JSON: a paused batch is stored, shown and run in this form, so the
+		 * approval question lists each call exactly as it runs (the model's own text
+		 * could spread over lines, or say one thing twice with duplicate keys).
+		 */
+		List<AssistantMessage.ToolCall> asShown() {
+			List<AssistantMessage.ToolCall> shown = new ArrayList<>(this.calls.size());
+			for (int i = 0; i < this.calls.size(); i++) {
+				AssistantMessage.ToolCall call = this.calls.get(i);
+				shown.add(new AssistantMessage.ToolCall(call.id(), call.type(), call.name(),
+						ToolArguments.toJson(this.payloads.get(i).arguments())));
+			}
+			return shown;
 		}
 
 		void accept(AssistantMessage.ToolCall call, Map<String, Object> callMetadata,

@@ -1,0 +1,38 @@
+package io.mantlehooks.approval;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Reads the calls out of a stored batch, the JSON the engine's codec writes
+ * ({@code output.toolCalls[].name} and {@code .arguments}): the same text a resumed turn
+ * runs, so what is listed cannot differ from what runs.
+ */
+final class BatchCalls {
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	private BatchCalls() {
+	}
+
+	@SuppressWarnings("unchecked")
+	static List<ApprovalCall> read(String batch) {
+		try {
+			Map<String, Object> json = JSON.readValue(batch, Map.class);
+			Map<String, Object> output = (Map<String, Object>) json.get("output");
+			List<Map<String, Object>> calls = (List<Map<String, Object>>) output.getOrDefault("toolCalls", List.of());
+			List<ApprovalCall> read = new ArrayList<>(calls.size());
+			for (Map<String, Object> call : calls) {
+				read.add(new ApprovalCall((String) call.get("name"), (String) call.get("arguments")));
+			}
+			return List.copyOf(read);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalArgumentException("Not a stored tool-call batch", ex);
+		}
+	}
+
+}

@@ -1,0 +1,90 @@
+package io.mantlehooks.sample;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import io.mantlehooks.console.TurnConsole;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The sample as it starts: the {@code mantlehooks} endpoint is exposed but read-only, so
+ * a {@code POST} that would approve a paused refund runs nothing, and the console shows
+ * the refund waiting without Approve or Deny, saying why.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+class ReadOnlyConsoleBrowserTests {
+
+	private static ChromeDriver browser;
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private ShopTools tools;
+
+	@Autowired
+	private TurnConsole console;
+
+	@BeforeAll
+	static void startBrowser() {
+		browser = Browser.start();
+	}
+
+	@AfterAll
+	static void stopBrowser() {
+		if (browser != null) {
+			browser.quit();
+		}
+	}
+
+	@Test
+	void aPostRunsNothingAndTheConsoleSaysDecisionsAreOff() throws Exception {
+		browser.get(url("/"));
+		String refund = Browser.send(browser, "Refund 30 EUR for order 42");
+		String approvalId = this.console.turn(refund).orElseThrow().turn().approvalId();
+		int refunds = this.tools.refunds().size();
+
+		// anyone who reaches the port: Boot does not map the write operation
+		HttpResponse<String> post = HttpClient.newHttpClient()
+			.send(HttpRequest.newBuilder(URI.create(url("/actuator/mantlehooks/approvals/" + approvalId)))
+				.header("Content-Type", "application/json")
+				.POST(HttpRequest.BodyPublishers.ofString("{\"approve\":true}"))
+				.build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(post.statusCode()).isEqualTo(405);
+		assertThat(this.tools.refunds()).hasSize(refunds);
+		assertThat(this.console.turn(refund).orElseThrow().approval().pending()).isTrue();
+
+		browser.get(url("/mantle-console"));
+		Browser.open(browser, refund);
+		new WebDriverWait(browser, Browser.WAIT)
+			.until(ExpectedConditions.presenceOfElementLocated(By.id("decisions-off")));
+		assertThat(browser.findElement(By.id("approval")).getText()).contains("Waiting for approval: refund");
+		assertThat(browser.findElement(By.id("decisions-off")).getText())
+			.contains("Decisions are off: the mantlehooks endpoint is read-only")
+			.contains("management.endpoint.mantlehooks.access=unrestricted");
+		assertThat(browser.findElements(By.id("approve-button"))).isEmpty();
+		assertThat(browser.findElements(By.id("deny-button"))).isEmpty();
+		assertThat(browser.findElement(By.id("status")).getText()).contains("read-only");
+		assertThat(this.tools.refunds()).hasSize(refunds);
+	}
+
+	private String url(String path) {
+		return "http://127.0.0.1:" + this.port + path;
+	}
+
+}
