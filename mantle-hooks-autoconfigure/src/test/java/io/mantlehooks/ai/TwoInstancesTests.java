@@ -132,7 +132,7 @@ class TwoInstancesTests {
 		// written
 		Awaitility.await()
 			.atMost(Duration.ofSeconds(30))
-			.until(() -> instanceA.getBean(TranscriptStore.class).find(CONVERSATION), hasSize(8));
+			.until(() -> instanceA.getBean(TranscriptStore.class).find(CONVERSATION), hasSize(10));
 		List<TranscriptEntry> transcript = instanceA.getBean(TranscriptStore.class).find(CONVERSATION);
 		assertThat(transcript)
 			.extracting(TranscriptEntry::role, TranscriptEntry::text, TranscriptEntry::discarded,
