@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,6 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.client.ChatClient;
+import io.mantlehooks.Callers;
+
 import org.springframework.boot.system.JavaVersion;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -193,7 +194,7 @@ public final class ConcurrencyBenchmark {
 
 		private void runCalls(int concurrency, int turns, ConcurrentLinkedQueue<Long> latencies,
 				AtomicLong notTheModels) throws InterruptedException {
-			ExecutorService callers = callers();
+			ExecutorService callers = Callers.threadPerCaller(concurrency);
 			AtomicInteger remaining = new AtomicInteger(turns);
 			CountDownLatch done = new CountDownLatch(concurrency);
 			for (int i = 0; i < concurrency; i++) {
@@ -211,18 +212,6 @@ public final class ConcurrencyBenchmark {
 			}
 			done.await(10, TimeUnit.MINUTES);
 			callers.shutdownNow();
-		}
-
-		private static ExecutorService callers() {
-			if (JavaVersion.getJavaVersion().isEqualOrNewerThan(JavaVersion.TWENTY_ONE)) {
-				try {
-					return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
-				}
-				catch (ReflectiveOperationException ex) {
-					throw new IllegalStateException(ex);
-				}
-			}
-			return Executors.newCachedThreadPool();
 		}
 
 		private static double percentile(ConcurrentLinkedQueue<Long> values, double quantile) {

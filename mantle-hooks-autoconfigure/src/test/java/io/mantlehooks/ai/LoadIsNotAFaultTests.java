@@ -9,12 +9,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.mantlehooks.Callers;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
@@ -51,7 +51,6 @@ import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.system.JavaVersion;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -159,7 +158,7 @@ class LoadIsNotAFaultTests {
 
 	/** Runs {@link #TURNS} turns at once, each on its own caller thread. */
 	private static List<CompletableFuture<ChatClientResponse>> burst(Turn turn) throws InterruptedException {
-		ExecutorService callers = callers();
+		ExecutorService callers = Callers.threadPerCaller(TURNS);
 		CountDownLatch start = new CountDownLatch(1);
 		List<CompletableFuture<ChatClientResponse>> replies = new ArrayList<>();
 		try {
@@ -185,18 +184,6 @@ class LoadIsNotAFaultTests {
 			callers.shutdownNow();
 		}
 		return replies;
-	}
-
-	private static ExecutorService callers() {
-		if (JavaVersion.getJavaVersion().isEqualOrNewerThan(JavaVersion.TWENTY_ONE)) {
-			try {
-				return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
-			}
-			catch (ReflectiveOperationException ex) {
-				throw new IllegalStateException(ex);
-			}
-		}
-		return Executors.newFixedThreadPool(TURNS);
 	}
 
 	@FunctionalInterface
