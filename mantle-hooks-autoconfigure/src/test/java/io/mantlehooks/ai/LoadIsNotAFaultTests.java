@@ -198,7 +198,7 @@ class LoadIsNotAFaultTests {
 	 * amount. The first {@link #TOGETHER} calls wait for each other (at most ten
 	 * seconds), so their responses arrive together.
 	 */
-	static final class BurstModel implements ChatModel {
+	static class BurstModel implements ChatModel {
 
 		final Queue<String> userTexts = new ConcurrentLinkedQueue<>();
 
