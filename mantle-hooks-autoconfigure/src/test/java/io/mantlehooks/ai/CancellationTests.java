@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import io.mantlehooks.Channel;
+import io.mantlehooks.HeldTranscriptStore;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.MantleHooks;
@@ -22,7 +23,6 @@ import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.Stalls;
 import io.mantlehooks.runtime.HookRegistry;
-import io.mantlehooks.transcript.InMemoryTranscriptStore;
 import io.mantlehooks.transcript.TranscriptEntry;
 import io.mantlehooks.transcript.TranscriptRole;
 import io.mantlehooks.transcript.TranscriptStore;
@@ -292,29 +292,16 @@ class CancellationTests {
 	}
 
 	/** A transcript whose first reply write takes a while, and says when it starts. */
-	static class SlowTranscript implements TranscriptStore {
+	static class SlowTranscript extends HeldTranscriptStore {
 
 		final CountDownLatch writingReply = new CountDownLatch(1);
 
-		private final TranscriptStore entries = new InMemoryTranscriptStore();
-
 		@Override
-		public void append(TranscriptEntry entry) {
+		protected void hold(TranscriptEntry entry) {
 			if (entry.role() == TranscriptRole.ASSISTANT && this.writingReply.getCount() > 0) {
 				this.writingReply.countDown();
 				Stalls.sleep(300);
 			}
-			this.entries.append(entry);
-		}
-
-		@Override
-		public List<TranscriptEntry> find(String conversationId) {
-			return this.entries.find(conversationId);
-		}
-
-		@Override
-		public void delete(String conversationId) {
-			this.entries.delete(conversationId);
 		}
 
 	}

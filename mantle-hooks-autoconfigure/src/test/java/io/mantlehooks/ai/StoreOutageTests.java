@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -34,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.memory.ChatMemory;
-import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -86,7 +84,7 @@ class StoreOutageTests {
 					"mantle.hooks.transcript.enabled=true", "mantle.hooks.approvals.tools=refund",
 					"mantle.hooks.responses.utter_tool_call_hook_error=" + CANNOT,
 					"mantle.hooks.responses.utter_approval_not_found=" + NOT_FOUND)
-			.withBean(ShopTools.class);
+			.withBean(CountingRefundTools.class);
 	}
 
 	@Test
@@ -145,7 +143,7 @@ class StoreOutageTests {
 	private void outage(AssertableApplicationContext context, CapturedOutput output, ThrowingRunnable down,
 			ThrowingRunnable up) throws Exception {
 		TranscriptStore transcript = context.getBean(TranscriptStore.class);
-		ShopTools tools = context.getBean(ShopTools.class);
+		CountingRefundTools tools = context.getBean(CountingRefundTools.class);
 
 		this.openAi.reply(Reply.text("Hello."));
 		assertThat(text(turn(context, "Hi", null))).isEqualTo("Hello.");
@@ -218,7 +216,7 @@ class StoreOutageTests {
 		ChatClient.ChatClientRequestSpec spec = ChatTestSupport.chatClient(context)
 			.prompt()
 			.user(text)
-			.tools(context.getBean(ShopTools.class))
+			.tools(context.getBean(CountingRefundTools.class))
 			.advisors((advisors) -> advisors.param(ChatMemory.CONVERSATION_ID, CONVERSATION))
 			.advisors(MantleHooks.identity("customer-7", Channel.of("web")));
 		if (approvalId != null) {
@@ -244,18 +242,6 @@ class StoreOutageTests {
 	interface ThrowingRunnable {
 
 		void run() throws Exception;
-
-	}
-
-	static class ShopTools {
-
-		final AtomicInteger refunds = new AtomicInteger();
-
-		@Tool(name = "refund", description = "Refund an order")
-		String refund(String order) {
-			this.refunds.incrementAndGet();
-			return "refunded " + order;
-		}
 
 	}
 

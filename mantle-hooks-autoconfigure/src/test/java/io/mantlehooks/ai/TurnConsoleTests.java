@@ -9,13 +9,13 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.Stalls;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.TurnFinishedPayload;
+import io.mantlehooks.WipeTools;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyOutgoingText;
@@ -390,18 +390,6 @@ class TurnConsoleTests {
 			.advisors(advisors)
 			.call()
 			.chatClientResponse();
-	}
-
-	static class WipeTools {
-
-		final AtomicInteger wiped = new AtomicInteger();
-
-		@Tool(description = "wipe everything")
-		String wipe() {
-			this.wiped.incrementAndGet();
-			return "wiped";
-		}
-
 	}
 
 	static class ArchiveTools {

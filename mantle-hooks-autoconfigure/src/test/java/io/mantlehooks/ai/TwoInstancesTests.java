@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookRejection;
@@ -28,7 +27,6 @@ import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
-import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -208,8 +206,8 @@ class TwoInstancesTests {
 		return spec.call().chatClientResponse();
 	}
 
-	private static ShopTools tools(ConfigurableApplicationContext instance) {
-		return instance.getBean(ShopTools.class);
+	private static CountingRefundTools tools(ConfigurableApplicationContext instance) {
+		return instance.getBean(CountingRefundTools.class);
 	}
 
 	private static String text(ChatClientResponse response) {
@@ -221,25 +219,13 @@ class TwoInstancesTests {
 	static class ShopApplication {
 
 		@Bean
-		ShopTools shopTools() {
-			return new ShopTools();
+		CountingRefundTools shopTools() {
+			return new CountingRefundTools();
 		}
 
 		@Bean
 		SpamFilter spamFilter() {
 			return new SpamFilter();
-		}
-
-	}
-
-	static class ShopTools {
-
-		final AtomicInteger refunds = new AtomicInteger();
-
-		@Tool(name = "refund", description = "Refund an order")
-		String refund(String order) {
-			this.refunds.incrementAndGet();
-			return "refunded " + order;
 		}
 
 	}

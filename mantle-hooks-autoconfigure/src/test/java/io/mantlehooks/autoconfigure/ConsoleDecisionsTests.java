@@ -8,11 +8,11 @@ import java.net.http.HttpResponse;
 import java.security.Principal;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.MantleHooks;
+import io.mantlehooks.WipeTools;
 import io.mantlehooks.approval.ApprovalResumer;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.PendingApproval;
@@ -36,12 +36,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.memory.ChatMemory;
-import org.springframework.ai.tool.annotation.Tool;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -75,7 +72,7 @@ class ConsoleDecisionsTests {
 			assertThat(waiting(app, approvalId)).as("the batch still waits").isTrue();
 
 			// reading still works, and says why there are no decisions
-			HttpResponse<String> turns = get(port, "/actuator/mantlehooks/turns");
+			HttpResponse<String> turns = ConsoleServer.get(port, "/actuator/mantlehooks/turns");
 			assertThat(turns.statusCode()).isEqualTo(200);
 			assertThat(turns.body()).contains("\"canDecide\":false")
 				.contains("\"decisionsOff\":\"endpoint_read_only\"")
@@ -88,7 +85,7 @@ class ConsoleDecisionsTests {
 		try (ConfigurableApplicationContext app = start("management.endpoint.mantlehooks.access=unrestricted")) {
 			String approvalId = pause(app);
 			String port = app.getEnvironment().getProperty("local.server.port");
-			assertThat(get(port, "/actuator/mantlehooks/turns").body()).contains("\"canDecide\":true")
+			assertThat(ConsoleServer.get(port, "/actuator/mantlehooks/turns").body()).contains("\"canDecide\":true")
 				.contains("\"decisionsOff\":null");
 
 			HttpResponse<String> post = post(port, approvalId, APPROVE, null);
@@ -206,14 +203,9 @@ class ConsoleDecisionsTests {
 	}
 
 	private static ConfigurableApplicationContext start(String... properties) {
-		return new SpringApplicationBuilder(DecisionsApplication.class).web(WebApplicationType.SERVLET)
-			.properties("server.port=0", "server.address=127.0.0.1", "spring.ai.model.chat=none",
-					"spring.ai.model.embedding=none", "spring.ai.model.image=none", "spring.ai.model.audio.speech=none",
-					"spring.ai.model.audio.transcription=none", "spring.ai.model.moderation=none",
-					"spring.ai.mcp.client.enabled=false", "spring.ai.mcp.server.enabled=false",
-					"mantle.hooks.console.enabled=true", "mantle.hooks.console.include-text=true",
-					"mantle.hooks.approvals.tools=wipe", "mantle.hooks.transcript.enabled=true",
-					"management.endpoints.web.exposure.include=health,mantlehooks")
+		return ConsoleServer.application(DecisionsApplication.class)
+			.properties("mantle.hooks.console.include-text=true", "mantle.hooks.approvals.tools=wipe",
+					"mantle.hooks.transcript.enabled=true")
 			.properties(properties)
 			.run();
 	}
@@ -241,12 +233,6 @@ class ConsoleDecisionsTests {
 			request.header(OperatorFilter.HEADER, operator);
 		}
 		return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
-	}
-
-	private static HttpResponse<String> get(String port, String path) throws IOException, InterruptedException {
-		return HttpClient.newHttpClient()
-			.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
-					HttpResponse.BodyHandlers.ofString());
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -316,18 +302,6 @@ class ConsoleDecisionsTests {
 				}
 
 			} : request, response);
-		}
-
-	}
-
-	static class WipeTools {
-
-		final AtomicInteger wiped = new AtomicInteger();
-
-		@Tool(description = "wipe everything")
-		String wipe() {
-			this.wiped.incrementAndGet();
-			return "wiped";
 		}
 
 	}

@@ -1,8 +1,5 @@
 package io.mantlehooks.autoconfigure;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
 import io.mantlehooks.ModelRequestPayload;
@@ -11,9 +8,7 @@ import io.mantlehooks.test.ScriptedChatModel;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.client.ChatClient;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -35,16 +30,17 @@ class ConsoleManagementPortTests {
 			String server = app.getEnvironment().getProperty("local.server.port");
 			assertThat(management).isNotEqualTo(server);
 
-			HttpResponse<String> page = get(management, "/mantle-console");
+			HttpResponse<String> page = ConsoleServer.get(management, "/mantle-console");
 			assertThat(page.statusCode()).isEqualTo(200);
 			assertThat(page.body()).contains("data-endpoint=\"/actuator/mantlehooks\"")
 				.contains("href=\"/mantle-console/console.css\"");
-			assertThat(get(management, "/mantle-console/console.js").statusCode()).isEqualTo(200);
-			assertThat(get(management, "/actuator/mantlehooks/turns").body()).contains(turnId);
+			assertThat(ConsoleServer.get(management, "/mantle-console/console.js").statusCode()).isEqualTo(200);
+			assertThat(ConsoleServer.get(management, "/actuator/mantlehooks/turns").body()).contains(turnId);
 
-			assertThat(get(server, "/mantle-console").statusCode()).as("not on the application's port").isEqualTo(404);
+			assertThat(ConsoleServer.get(server, "/mantle-console").statusCode()).as("not on the application's port")
+				.isEqualTo(404);
 			// the management server's own endpoints are still there
-			assertThat(get(management, "/actuator/health").statusCode()).isEqualTo(200);
+			assertThat(ConsoleServer.get(management, "/actuator/health").statusCode()).isEqualTo(200);
 		}
 	}
 
@@ -54,11 +50,11 @@ class ConsoleManagementPortTests {
 				"management.server.address=127.0.0.1", "management.server.base-path=/manage",
 				"mantle.hooks.console.path=/turns-ui")) {
 			String management = app.getEnvironment().getProperty("local.management.port");
-			HttpResponse<String> page = get(management, "/manage/turns-ui");
+			HttpResponse<String> page = ConsoleServer.get(management, "/manage/turns-ui");
 			assertThat(page.statusCode()).isEqualTo(200);
 			assertThat(page.body()).contains("data-endpoint=\"/manage/actuator/mantlehooks\"")
 				.contains("href=\"/manage/turns-ui/console.css\"");
-			assertThat(get(management, "/manage/turns-ui/console.css").statusCode()).isEqualTo(200);
+			assertThat(ConsoleServer.get(management, "/manage/turns-ui/console.css").statusCode()).isEqualTo(200);
 		}
 	}
 
@@ -66,21 +62,14 @@ class ConsoleManagementPortTests {
 	void onTheSamePortThePageIsServedWithTheApplication() throws Exception {
 		try (ConfigurableApplicationContext app = start()) {
 			String server = app.getEnvironment().getProperty("local.server.port");
-			HttpResponse<String> page = get(server, "/mantle-console");
+			HttpResponse<String> page = ConsoleServer.get(server, "/mantle-console");
 			assertThat(page.statusCode()).isEqualTo(200);
 			assertThat(page.body()).contains("data-endpoint=\"/actuator/mantlehooks\"");
 		}
 	}
 
 	private static ConfigurableApplicationContext start(String... properties) {
-		return new SpringApplicationBuilder(ConsoleApplication.class).web(WebApplicationType.SERVLET)
-			.properties("server.port=0", "server.address=127.0.0.1", "spring.ai.model.chat=none",
-					"spring.ai.model.embedding=none", "spring.ai.model.image=none", "spring.ai.model.audio.speech=none",
-					"spring.ai.model.audio.transcription=none", "spring.ai.model.moderation=none",
-					"spring.ai.mcp.client.enabled=false", "spring.ai.mcp.server.enabled=false",
-					"mantle.hooks.console.enabled=true", "management.endpoints.web.exposure.include=health,mantlehooks")
-			.properties(properties)
-			.run();
+		return ConsoleServer.application(ConsoleApplication.class).properties(properties).run();
 	}
 
 	private static String turn(ConfigurableApplicationContext app) {
@@ -92,12 +81,6 @@ class ConsoleManagementPortTests {
 			.chatClientResponse()
 			.context()
 			.get(io.mantlehooks.MantleHooks.TURN_ID);
-	}
-
-	private static HttpResponse<String> get(String port, String path) throws Exception {
-		return HttpClient.newHttpClient()
-			.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
-					HttpResponse.BodyHandlers.ofString());
 	}
 
 	@Configuration(proxyBeanMethods = false)

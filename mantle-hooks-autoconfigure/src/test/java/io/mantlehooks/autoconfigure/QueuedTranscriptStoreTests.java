@@ -12,10 +12,9 @@ import java.util.stream.IntStream;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
-import io.mantlehooks.transcript.InMemoryTranscriptStore;
+import io.mantlehooks.HeldTranscriptStore;
 import io.mantlehooks.transcript.TranscriptEntry;
 import io.mantlehooks.transcript.TranscriptRole;
-import io.mantlehooks.transcript.TranscriptStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -113,9 +112,7 @@ class QueuedTranscriptStoreTests {
 	/**
 	 * A database whose writes wait until it opens.
 	 */
-	static final class GatedStore implements TranscriptStore {
-
-		private final InMemoryTranscriptStore entries = new InMemoryTranscriptStore();
+	static final class GatedStore extends HeldTranscriptStore {
 
 		private final CountDownLatch open;
 
@@ -124,7 +121,7 @@ class QueuedTranscriptStoreTests {
 		}
 
 		@Override
-		public void append(TranscriptEntry entry) {
+		protected void hold(TranscriptEntry entry) {
 			try {
 				this.open.await();
 			}
@@ -132,17 +129,6 @@ class QueuedTranscriptStoreTests {
 				Thread.currentThread().interrupt();
 				throw new IllegalStateException(ex);
 			}
-			this.entries.append(entry);
-		}
-
-		@Override
-		public List<TranscriptEntry> find(String conversationId) {
-			return this.entries.find(conversationId);
-		}
-
-		@Override
-		public void delete(String conversationId) {
-			this.entries.delete(conversationId);
 		}
 
 	}

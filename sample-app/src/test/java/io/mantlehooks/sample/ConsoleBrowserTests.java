@@ -3,21 +3,15 @@ package io.mantlehooks.sample;
 import java.time.Duration;
 import java.util.List;
 
-import io.mantlehooks.console.TurnConsole;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.ActiveProfiles;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,32 +25,9 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @ActiveProfiles("console-decisions")
-class ConsoleBrowserTests {
+class ConsoleBrowserTests extends BrowserTests {
 
 	private static final Duration WAIT = Browser.WAIT;
-
-	private static ChromeDriver browser;
-
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private ShopTools tools;
-
-	@Autowired
-	private TurnConsole console;
-
-	@BeforeAll
-	static void startBrowser() {
-		browser = Browser.start();
-	}
-
-	@AfterAll
-	static void stopBrowser() {
-		if (browser != null) {
-			browser.quit();
-		}
-	}
 
 	@Test
 	void theConsoleShowsTheChatPagesTurnsAndApprovesFromThePage() {
@@ -183,10 +154,6 @@ class ConsoleBrowserTests {
 
 	private static WebElement diff(String hook) {
 		return browser.findElement(By.cssSelector(".diff[data-hook='" + hook + "']"));
-	}
-
-	private String url(String path) {
-		return "http://127.0.0.1:" + this.port + path;
 	}
 
 }

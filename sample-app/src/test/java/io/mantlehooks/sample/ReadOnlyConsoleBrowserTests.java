@@ -5,19 +5,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
-import io.mantlehooks.console.TurnConsole;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,30 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the refund waiting without Approve or Deny, saying why.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
-class ReadOnlyConsoleBrowserTests {
-
-	private static ChromeDriver browser;
-
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private ShopTools tools;
-
-	@Autowired
-	private TurnConsole console;
-
-	@BeforeAll
-	static void startBrowser() {
-		browser = Browser.start();
-	}
-
-	@AfterAll
-	static void stopBrowser() {
-		if (browser != null) {
-			browser.quit();
-		}
-	}
+class ReadOnlyConsoleBrowserTests extends BrowserTests {
 
 	@Test
 	void aPostRunsNothingAndTheConsoleSaysDecisionsAreOff() throws Exception {
@@ -81,10 +52,6 @@ class ReadOnlyConsoleBrowserTests {
 		assertThat(browser.findElements(By.id("deny-button"))).isEmpty();
 		assertThat(browser.findElement(By.id("status")).getText()).contains("read-only");
 		assertThat(this.tools.refunds()).hasSize(refunds);
-	}
-
-	private String url(String path) {
-		return "http://127.0.0.1:" + this.port + path;
 	}
 
 }

@@ -7,20 +7,16 @@ import java.net.http.HttpResponse;
 
 import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.transcript.TranscriptStore;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Cookie;
-import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -42,18 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @ActiveProfiles("console-decisions")
 @ExtendWith(OutputCaptureExtension.class)
-abstract class SecuredConsoleBrowserTests {
-
-	private ChromeDriver browser;
-
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private ShopTools tools;
-
-	@Autowired
-	private TurnConsole console;
+abstract class SecuredConsoleBrowserTests extends BrowserTests {
 
 	@Autowired
 	private TranscriptStore transcript;
@@ -75,40 +60,30 @@ abstract class SecuredConsoleBrowserTests {
 				User.withUsername("operator").password("{noop}demo-only").roles("OPERATOR").build());
 	}
 
-	@BeforeEach
-	void startBrowser() {
-		this.browser = Browser.start();
-	}
-
-	@AfterEach
-	void stopBrowser() {
-		this.browser.quit();
-	}
-
 	@Test
 	void anOperatorApprovesFromThePageAndARequestWithoutTheTokenRunsNothing(CapturedOutput output) throws Exception {
-		this.browser.get(url("/"));
-		String refund = Browser.send(this.browser, "Refund 30 EUR for order 42");
+		browser.get(url("/"));
+		String refund = Browser.send(browser, "Refund 30 EUR for order 42");
 		assertThat(status("GET", "/actuator/mantlehooks/turns", null)).as("no login, no data").isEqualTo(302);
 
-		this.browser.get(url("/mantle-console"));
-		this.browser.findElement(By.id("username")).sendKeys("operator");
-		this.browser.findElement(By.id("password")).sendKeys("demo-only");
-		this.browser.findElement(By.cssSelector("button[type='submit']")).click();
-		Browser.open(this.browser, refund);
-		assertThat(this.browser.findElement(By.id("approval")).getText()).contains("Waiting for approval: refund");
+		browser.get(url("/mantle-console"));
+		browser.findElement(By.id("username")).sendKeys("operator");
+		browser.findElement(By.id("password")).sendKeys("demo-only");
+		browser.findElement(By.cssSelector("button[type='submit']")).click();
+		Browser.open(browser, refund);
+		assertThat(browser.findElement(By.id("approval")).getText()).contains("Waiting for approval: refund");
 
 		// the operator's session alone is not enough: a forged POST is refused
-		Cookie session = this.browser.manage().getCookieNamed("JSESSIONID");
+		Cookie session = browser.manage().getCookieNamed("JSESSIONID");
 		String approvalId = approvalIdOf(refund);
 		int refunds = this.tools.refunds().size();
 		assertThat(status("POST", "/actuator/mantlehooks/approvals/" + approvalId, session)).isEqualTo(403);
 		assertThat(this.tools.refunds()).hasSize(refunds);
 
-		this.browser.findElement(By.id("approve-button")).click();
-		new WebDriverWait(this.browser, Browser.WAIT)
+		browser.findElement(By.id("approve-button")).click();
+		new WebDriverWait(browser, Browser.WAIT)
 			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("decision"), "Decision: "));
-		assertThat(this.browser.findElement(By.id("decision")).getText()).startsWith("Decision: approved")
+		assertThat(browser.findElement(By.id("decision")).getText()).startsWith("Decision: approved")
 			.contains("reply: Refunded €30.00 for order A-42.");
 		assertThat(this.tools.refunds()).hasSize(refunds + 1);
 
@@ -138,10 +113,6 @@ abstract class SecuredConsoleBrowserTests {
 			request.header("Cookie", session.getName() + "=" + session.getValue());
 		}
 		return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
-	}
-
-	private String url(String path) {
-		return "http://127.0.0.1:" + this.port + path;
 	}
 
 }
