@@ -71,15 +71,20 @@ class CancellationTests {
 					: this.contextRunner;
 			runner.run((context) -> {
 				RecordingObservers observers = context.getBean(RecordingObservers.class);
+				SlowStep slowStep = new SlowStep();
 				Disposable subscription = chatClient(context).prompt()
 					.user("Hi")
-					.advisors(new SlowStep())
+					.advisors(slowStep)
 					.stream()
 					.content()
 					.subscribe();
 				await().atMost(WAIT).until(() -> observers.of(TurnStartedPayload.class).size() == 1);
-				Thread.sleep(60);
+				// the turn has started and waits in the application's advisor: cancel it
+				// there, then let the advisor go on (in order, whatever the machine's
+				// speed)
+				await().atMost(WAIT).until(slowStep::waiting);
 				subscription.dispose();
+				slowStep.go.complete(null);
 				await().atMost(WAIT).until(() -> observers.of(TurnFinishedPayload.class).size() == 1);
 				await().during(Duration.ofMillis(300))
 					.atMost(WAIT)
@@ -258,13 +263,25 @@ class CancellationTests {
 	}
 
 	/**
-	 * An advisor of the application that takes 150 ms before the turn goes on.
+	 * An advisor of the application that holds the turn until the test lets it go on (at
+	 * most ten seconds).
 	 */
 	static class SlowStep implements StreamAdvisor {
 
+		final java.util.concurrent.CompletableFuture<Void> go = new java.util.concurrent.CompletableFuture<>();
+
+		private volatile boolean waiting;
+
+		boolean waiting() {
+			return this.waiting;
+		}
+
 		@Override
 		public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
-			return Mono.delay(Duration.ofMillis(150)).thenMany(Flux.defer(() -> chain.nextStream(request)));
+			return Mono.fromFuture(this.go, true)
+				.timeout(Duration.ofSeconds(10), Mono.empty())
+				.doOnSubscribe((subscription) -> this.waiting = true)
+				.thenMany(Flux.defer(() -> chain.nextStream(request)));
 		}
 
 		@Override
