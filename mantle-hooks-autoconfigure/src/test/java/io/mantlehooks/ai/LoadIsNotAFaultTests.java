@@ -103,7 +103,7 @@ class LoadIsNotAFaultTests {
 					.isEqualTo("Order A-" + i + " paid with card [card]. The secret is [hidden]. Total 30 €.");
 			}
 			// the fail-closed model-request hook redacted every prompt the model saw
-			assertThat(model.userTexts).hasSize(2 * TURNS).noneMatch((text) -> text.contains("alice"));
+			assertThat(model.userTexts()).hasSize(2 * TURNS).noneMatch((text) -> text.contains("alice"));
 			HookRegistry registry = context.getBean(HookRegistry.class);
 			assertProceededOnly(registry.modifier(HookPoint.MODEL_REQUEST), 2 * TURNS);
 			assertProceededOnly(registry.modifier(HookPoint.MODEL_RESPONSE), 2 * TURNS);
@@ -200,7 +200,7 @@ class LoadIsNotAFaultTests {
 	 */
 	static class BurstModel implements ChatModel {
 
-		final Queue<String> userTexts = new ConcurrentLinkedQueue<>();
+		private final Queue<String> userTexts = new ConcurrentLinkedQueue<>();
 
 		private final AtomicInteger arrived = new AtomicInteger();
 
@@ -209,6 +209,14 @@ class LoadIsNotAFaultTests {
 		/**
 		 * Tool-calling options, so that a {@code ChatClient} offers tools to this model.
 		 */
+		/**
+		 * The user's text of every prompt, in arrival order (a method: the bean may be a
+		 * proxy of this class, whose own fields are empty).
+		 */
+		public Queue<String> userTexts() {
+			return this.userTexts;
+		}
+
 		@Override
 		public ChatOptions getOptions() {
 			return ToolCallingChatOptions.builder().build();
