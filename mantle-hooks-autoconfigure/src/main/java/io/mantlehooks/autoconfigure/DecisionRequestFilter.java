@@ -71,7 +71,12 @@ final class DecisionRequestFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		if (approveInQuery(request.getQueryString())) {
+		String query = request.getQueryString();
+		if (!decodable(query)) {
+			refuse(request, response, "The query string of a decision is not valid URL encoding");
+			return;
+		}
+		if (approveInQuery(query)) {
 			refuse(request, response, NOT_A_BOOLEAN + " in the JSON body, not a query parameter");
 			return;
 		}
@@ -119,6 +124,23 @@ final class DecisionRequestFilter extends OncePerRequestFilter {
 			return "null";
 		}
 		return value.isArray() ? "an array" : "an object";
+	}
+
+	/**
+	 * Whether every parameter name of the query decodes (a malformed escape such as
+	 * {@code %=1} would otherwise fail the request with a 500).
+	 */
+	private static boolean decodable(@Nullable String query) {
+		if (query == null) {
+			return true;
+		}
+		try {
+			approveInQuery(query);
+			return true;
+		}
+		catch (IllegalArgumentException ex) {
+			return false;
+		}
 	}
 
 	private static boolean approveInQuery(@Nullable String query) {

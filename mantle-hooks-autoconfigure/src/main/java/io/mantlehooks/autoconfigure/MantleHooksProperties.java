@@ -232,10 +232,9 @@ public class MantleHooksProperties {
 	public static class Observers {
 
 		/**
-		 * Maximum number of invocations in flight per observe hook once one of them has
-		 * outlived its timeout and still runs (a hung hook); beyond it an invocation is
-		 * dropped and counted, never queued. A hook without such an invocation is never
-		 * limited: load is not a fault.
+		 * Maximum number of invocations per observe hook that outlived their timeout and
+		 * still run (a hung hook); at it further invocations are dropped and counted,
+		 * never queued. Healthy invocations are never limited: load is not a fault.
 		 */
 		private int maxConcurrent = 64;
 
@@ -255,10 +254,9 @@ public class MantleHooksProperties {
 	public static class Modify {
 
 		/**
-		 * Maximum number of invocations in flight per modify hook once one of them has
-		 * outlived its timeout and still runs (a hung hook); beyond it the point's fail
-		 * policy applies at once. A hook without such an invocation is never limited:
-		 * load is not a fault.
+		 * Maximum number of invocations per modify hook that outlived their timeout and
+		 * still run (a hung hook); at it the point's fail policy applies at once. Healthy
+		 * invocations are never limited: load is not a fault.
 		 */
 		private int maxConcurrent = 64;
 
@@ -306,8 +304,8 @@ public class MantleHooksProperties {
 
 		/**
 		 * Failure rate, in percent of the recent calls, that opens a hook's breaker.
-		 * Crashes, timeouts, invalid returns and a full bulkhead count as failures;
-		 * signals do not.
+		 * Crashes, timeouts and invalid returns count as failures; signals, and calls
+		 * that were refused without running (a hung hook's full bulkhead), do not.
 		 */
 		private float failureRateThreshold = 50;
 

@@ -10,10 +10,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * The circuit breaker of a modify hook: a count-based sliding window of its last
  * invocations; when at least {@code minimumNumberOfCalls} were recorded and the share of
- * failures (crash, timeout, invalid return, bulkhead full) reaches
- * {@code failureRateThreshold} percent, the breaker opens and the point's fail policy
- * applies at once, without calling the hook, for {@code waitDurationInOpenState}; then a
- * few probe calls decide whether it closes again (Resilience4j's half-open state).
+ * failures (crash, timeout, invalid return) reaches {@code failureRateThreshold} percent,
+ * the breaker opens and the point's fail policy applies at once, without calling the
+ * hook, for {@code waitDurationInOpenState}; then a few probe calls decide whether it
+ * closes again (Resilience4j's half-open state).
  *
  * @param failureRateThreshold the failure rate, in percent, that opens the breaker
  * @param minimumNumberOfCalls the calls recorded before the rate is computed

@@ -33,9 +33,9 @@ public record HookFailure(String hookName, HookPoint point, Kind kind, @Nullable
 		INVALID_RETURN,
 
 		/**
-		 * The hook is hung: it already had its limit of invocations in flight, some of
-		 * them past their timeout and still running
-		 * ({@code mantle.hooks.modify.max-concurrent}); it was not called.
+		 * The hook is hung: it already held its limit of invocations past their timeout
+		 * and still running ({@code mantle.hooks.modify.max-concurrent}); it was not
+		 * called.
 		 */
 		BULKHEAD_FULL,
 

@@ -71,10 +71,10 @@ public final class HookGuards {
 
 	/**
 	 * Create the guards with in-memory registries.
-	 * @param observeMaxConcurrent invocations in flight per observe hook once one of them
-	 * is abandoned after its timeout; beyond it one is dropped
-	 * @param modifyMaxConcurrent invocations in flight per modify hook once one of them
-	 * is abandoned after its timeout; beyond it the point's fail policy applies at once
+	 * @param observeMaxConcurrent abandoned invocations (past their timeout, still
+	 * running) per observe hook; at it further ones are dropped
+	 * @param modifyMaxConcurrent abandoned invocations per modify hook; at it the point's
+	 * fail policy applies at once
 	 */
 	public HookGuards(int observeMaxConcurrent, int modifyMaxConcurrent) {
 		this(builder().maxConcurrent(observeMaxConcurrent, modifyMaxConcurrent));
@@ -208,10 +208,10 @@ public final class HookGuards {
 		}
 
 		/**
-		 * Set the per-hook limits of invocations in flight that apply once a hook has an
-		 * invocation abandoned after its timeout (a hook without one is never limited).
-		 * @param observe per observe hook; beyond it an invocation is dropped
-		 * @param modify per modify hook; beyond it the point's fail policy applies
+		 * Set the per-hook limits of abandoned invocations (past their timeout, still
+		 * running); healthy invocations are never limited.
+		 * @param observe per observe hook; at it further invocations are dropped
+		 * @param modify per modify hook; at it the point's fail policy applies
 		 * @return this builder
 		 */
 		public Builder maxConcurrent(int observe, int modify) {

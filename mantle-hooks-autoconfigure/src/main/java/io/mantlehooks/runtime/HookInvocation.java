@@ -122,13 +122,19 @@ final class HookInvocation implements Runnable {
 
 	@Override
 	public void run() {
-		if (this.outcome.isDone()) {
+		boolean timedOutUnstarted;
+		synchronized (this) {
+			// checked under the lock that abandonThread takes: a timeout either sees
+			// this thread (and interrupts and counts it) or is seen here
+			timedOutUnstarted = this.outcome.isDone();
+			if (!timedOutUnstarted) {
+				this.thread = Thread.currentThread();
+			}
+		}
+		if (timedOutUnstarted) {
 			// timed out before a thread was free to run it
 			settleAll();
 			return;
-		}
-		synchronized (this) {
-			this.thread = Thread.currentThread();
 		}
 		if (this.hook.lane() == HookLane.OBSERVE) {
 			this.deadlines.watch(this);

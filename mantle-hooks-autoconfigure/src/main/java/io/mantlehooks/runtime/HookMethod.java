@@ -184,16 +184,17 @@ public final class HookMethod {
 	}
 
 	/**
-	 * Admit an invocation. Load is not a fault: a hook none of whose invocations is
-	 * abandoned (past its timeout and still running) is always admitted, however many of
-	 * its invocations run at once. A hook with an abandoned invocation has shown that it
-	 * can hang, so it is admitted only while it has fewer than {@code max-concurrent}
-	 * invocations in flight (running or abandoned): a hook that never returns holds at
-	 * most that many threads once its first invocation has been abandoned.
+	 * Admit an invocation. Load is not a fault: only abandoned invocations (past their
+	 * timeout, method still running) count against {@code max-concurrent}, so a hook is
+	 * refused only while it holds that many of them, hung. Healthy invocations are never
+	 * limited, however many run at once, also while a few stragglers of the hook still
+	 * run. A hook that hangs from the start holds at most {@code max-concurrent}
+	 * abandoned threads plus the invocations it admitted while its first ones were still
+	 * within their timeout.
 	 * @return whether the hook may be invoked now; if so, {@link #finished()} must follow
 	 */
 	boolean tryAdmit() {
-		if (this.abandoned.get() > 0 && this.inFlight.get() >= this.maxAbandoned) {
+		if (this.abandoned.get() >= this.maxAbandoned) {
 			return false;
 		}
 		this.inFlight.incrementAndGet();
@@ -257,8 +258,8 @@ public final class HookMethod {
 
 	/**
 	 * Return how many invocations of this hook were refused because it holds
-	 * {@code max-concurrent} invocations in flight while some of them are abandoned (a
-	 * hung hook): dropped observers, or modify calls that got the fail policy at once.
+	 * {@code max-concurrent} abandoned invocations (a hung hook): dropped observers, or
+	 * modify calls that got the fail policy at once.
 	 * @return the refused invocations since startup
 	 */
 	public long rejectedInvocations() {
@@ -274,8 +275,8 @@ public final class HookMethod {
 	}
 
 	/**
-	 * Return the most invocations this hook may have in flight once one of them is
-	 * abandoned ({@code max-concurrent} of its lane).
+	 * Return the most abandoned invocations this hook may hold before it is refused
+	 * ({@code max-concurrent} of its lane).
 	 * @return the limit
 	 */
 	int maxAbandoned() {

@@ -52,7 +52,14 @@ final class HookObservations {
 		if (parent != null) {
 			observation.parentObservation(parent);
 		}
-		return observation.start();
+		try {
+			return observation.start();
+		}
+		catch (RuntimeException ex) {
+			// an observation handler that throws must not keep the hook from running,
+			// nor leave its admission unreleased: this invocation goes unobserved
+			return null;
+		}
 	}
 
 	/**

@@ -30,14 +30,14 @@ public enum HookOutcome {
 	INVALID_RETURN,
 
 	/**
-	 * An observer was not called: it is hung (it already had its limit of invocations in
-	 * flight, some of them past their timeout and still running).
+	 * An observer was not called: it is hung (it already held its limit of invocations
+	 * past their timeout and still running).
 	 */
 	DROPPED,
 
 	/**
-	 * A modify hook was not called: it is hung (it already had its limit of invocations
-	 * in flight, some of them past their timeout and still running).
+	 * A modify hook was not called: it is hung (it already held its limit of invocations
+	 * past their timeout and still running).
 	 */
 	BULKHEAD_FULL,
 

@@ -159,9 +159,9 @@ final class ModifyLane {
 	}
 
 	/**
-	 * The hook was not called: its circuit breaker is open, or it is hung (it already has
-	 * its limit of invocations in flight, abandoned ones among them). The point's fail
-	 * policy applies at once, without waiting for a timeout.
+	 * The hook was not called: its circuit breaker is open, or it is hung (it already
+	 * holds its limit of abandoned invocations). The point's fail policy applies at once,
+	 * without waiting for a timeout.
 	 */
 	private <P extends HookPayload> ModifyResult<P> skipped(HookMethod hook, HookScope scope, HookOutcome outcome) {
 		this.observations.skipped(hook, scope, outcome);
@@ -175,8 +175,8 @@ final class ModifyLane {
 			kind = HookFailure.Kind.BULKHEAD_FULL;
 			if (hook.reject()) {
 				logger.warn(describe(hook) + " already has " + hook.maxAbandoned()
-						+ " invocations in flight, some of them past their timeout and still running "
-						+ "(mantle.hooks.modify.max-concurrent); applying the fail policy " + hook.point().failPolicy()
+						+ " invocations past their timeout and still running (mantle.hooks.modify.max-concurrent); "
+						+ "applying the fail policy " + hook.point().failPolicy()
 						+ " at once to further calls until they return; they are counted, not logged");
 			}
 		}

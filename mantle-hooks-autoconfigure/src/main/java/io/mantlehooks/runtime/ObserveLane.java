@@ -15,10 +15,10 @@ import org.jspecify.annotations.Nullable;
  * Starts observe hooks and returns at once: the caller only hands each observer to the
  * hook executor. Each observer gets its own copy of the payload and its own timeout (its
  * thread is interrupted, its stage cancelled, when it expires). A busy observer is never
- * dropped; a hung one (with invocations past their timeout still running) is limited to
- * {@code max-concurrent} in flight, beyond which one is dropped and counted, never
- * queued, so a hung observer loses only its own invocations. Crashes, timeouts, signals
- * and the first drop of each observer are logged and discarded.
+ * dropped; a hung one (holding {@code max-concurrent} invocations past their timeout and
+ * still running) drops further invocations, counted, never queued, so a hung observer
+ * loses only its own invocations. Crashes, timeouts, signals and the first drop of each
+ * observer are logged and discarded.
  */
 final class ObserveLane {
 
@@ -96,8 +96,8 @@ final class ObserveLane {
 		if (observer.reject()) {
 			logger.warn("Dropping invocations of observe hook '" + observer.name() + "' at point "
 					+ observer.point().configName() + ": it already has " + observer.maxAbandoned()
-					+ " invocations in flight, some of them past their timeout and still running "
-					+ "(mantle.hooks.observers.max-concurrent); further drops of this hook are counted, not logged");
+					+ " invocations past their timeout and still running (mantle.hooks.observers.max-concurrent); "
+					+ "further drops of this hook are counted, not logged");
 		}
 		else if (logger.isDebugEnabled()) {
 			logger.debug("Dropped observe hook '" + observer.name() + "' at point " + observer.point().configName());

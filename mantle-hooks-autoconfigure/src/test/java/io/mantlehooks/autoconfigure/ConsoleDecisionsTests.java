@@ -116,6 +116,11 @@ class ConsoleDecisionsTests {
 			assertThat(query.body()).contains("not a query parameter");
 			assertThat(app.getBean(WipeTools.class).wiped).hasValue(0);
 			assertThat(waiting(app, approvalId)).isTrue();
+			// a query string that is no valid URL encoding is refused, not a 500
+			String malformed = rawPost(port, "/actuator/mantlehooks/approvals/" + approvalId + "?%=1", APPROVE);
+			assertThat(malformed).startsWith("HTTP/1.1 400");
+			assertThat(app.getBean(WipeTools.class).wiped).hasValue(0);
+			assertThat(waiting(app, approvalId)).isTrue();
 
 			assertThat(post(port, approvalId, "{\"approve\":false,\"reason\":\"not now\"}", null).body())
 				.contains("\"outcome\":\"denied\"");
@@ -222,6 +227,24 @@ class ConsoleDecisionsTests {
 	private static HttpResponse<String> post(String port, String approvalId, String body, String operator)
 			throws IOException, InterruptedException {
 		return send(port, "/actuator/mantlehooks/approvals/" + approvalId, body, operator);
+	}
+
+	/**
+	 * POST over a plain socket, for a request target {@link URI} refuses to build; return
+	 * the status line.
+	 */
+	private static String rawPost(String port, String target, String body) throws IOException {
+		try (java.net.Socket socket = new java.net.Socket("127.0.0.1", Integer.parseInt(port))) {
+			byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+			String head = "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+					+ "Content-Length: " + bytes.length + "\r\nConnection: close\r\n\r\n";
+			socket.getOutputStream().write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+			socket.getOutputStream().write(bytes);
+			socket.getOutputStream().flush();
+			return new java.io.BufferedReader(
+					new java.io.InputStreamReader(socket.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))
+				.readLine();
+		}
 	}
 
 	private static HttpResponse<String> send(String port, String path, String body, String operator)

@@ -289,6 +289,43 @@ class HookRunnerTests {
 	}
 
 	@Test
+	void oneStragglerLimitsNothing() {
+		// a slow input that makes one call overrun (a runaway regular expression) must
+		// not
+		// switch the guardrail off for everyone else
+		this.contextRunner.withBean("stragglingHook", StragglingHook.class)
+			.withPropertyValues("mantle.hooks.modify.max-concurrent=2", "mantle.hooks.timeouts.modify=2s")
+			.run((context) -> {
+				HookRunner runner = context.getBean(HookRunner.class);
+				StragglingHook hook = context.getBean(StragglingHook.class);
+				HookMethod method = context.getBean(HookRegistry.class).modifier(HookPoint.OUTGOING_TEXT);
+				try {
+					ModifyResult<OutgoingTextPayload> stalled = runner.runAndWait(HookPoint.OUTGOING_TEXT,
+							outgoing("stall"), HookScope.none());
+					assertThat(stalled).isInstanceOfSatisfying(ModifyResult.Failed.class,
+							(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT));
+					assertThat(method.abandonedInFlight()).isOne();
+					List<CompletableFuture<ModifyResult<OutgoingTextPayload>>> healthy = new java.util.ArrayList<>();
+					for (int i = 0; i < StragglingHook.AT_ONCE; i++) {
+						healthy.add(runner.run(HookPoint.OUTGOING_TEXT, outgoing("hi " + i), HookScope.none()));
+					}
+					for (int i = 0; i < StragglingHook.AT_ONCE; i++) {
+						String expected = "hi " + i + " ok";
+						assertThat(healthy.get(i).join()).isInstanceOfSatisfying(ModifyResult.Proceed.class,
+								(proceed) -> assertThat(((OutgoingTextPayload) proceed.payload()).text())
+									.isEqualTo(expected));
+					}
+					assertThat(hook.mostAtOnce).hasValue(StragglingHook.AT_ONCE);
+					assertThat(method.rejectedInvocations()).isZero();
+				}
+				finally {
+					hook.release.countDown();
+				}
+				await().atMost(WAIT).until(() -> method.abandonedInFlight() == 0);
+			});
+	}
+
+	@Test
 	void aHungObserverHoldsAtMostItsLimitAndFurtherInvocationsAreDroppedAndCounted() {
 		this.contextRunner.withBean("hungObserver", HungObserver.class)
 			.withPropertyValues("mantle.hooks.timeouts.observe=100ms", "mantle.hooks.observers.max-concurrent=2")
@@ -300,11 +337,14 @@ class HookRunnerTests {
 					runner.observe(HookPoint.OUTGOING_TEXT, outgoing("first"), HookScope.none());
 					// it ignores the interrupt of its timeout: abandoned, still running
 					await().atMost(WAIT).until(() -> hook.abandonedInFlight() == 1);
+					// one straggler limits nothing: the hook is hung only at its limit of
+					// abandoned invocations
 					runner.observe(HookPoint.OUTGOING_TEXT, outgoing("second"), HookScope.none());
+					await().atMost(WAIT).until(() -> hook.abandonedInFlight() == 2);
 					runner.observe(HookPoint.OUTGOING_TEXT, outgoing("third"), HookScope.none());
 					assertThat(runner.getDroppedObserverInvocations()).isOne();
 					assertThat(runner.getObserversInFlight()).isEqualTo(2);
-					assertThat(hook.bulkhead().getMetrics().getAvailableConcurrentCalls()).isOne();
+					assertThat(hook.bulkhead().getMetrics().getAvailableConcurrentCalls()).isZero();
 				}
 				finally {
 					observer.release.countDown();
@@ -629,6 +669,49 @@ class HookRunnerTests {
 		@OnOutgoingText
 		Mono<Void> watch(OutgoingTextPayload text) {
 			return Mono.never();
+		}
+
+	}
+
+	static class StragglingHook {
+
+		static final int AT_ONCE = 10;
+
+		final CountDownLatch release = new CountDownLatch(1);
+
+		final AtomicInteger mostAtOnce = new AtomicInteger();
+
+		private final AtomicInteger running = new AtomicInteger();
+
+		private final CountDownLatch together = new CountDownLatch(AT_ONCE);
+
+		@ModifyOutgoingText
+		OutgoingTextPayload check(OutgoingTextPayload text) throws InterruptedException {
+			if (text.text().equals("stall")) {
+				// ignores the interrupt of its timeout until the test releases it
+				boolean interrupted = false;
+				while (true) {
+					try {
+						if (this.release.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+							break;
+						}
+					}
+					catch (InterruptedException ex) {
+						interrupted = true;
+					}
+				}
+				if (interrupted) {
+					Thread.currentThread().interrupt();
+				}
+				return text;
+			}
+			this.mostAtOnce.accumulateAndGet(this.running.incrementAndGet(), Math::max);
+			// all of them in flight at once, more than max-concurrent, beside the
+			// straggler
+			this.together.countDown();
+			this.together.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+			this.running.decrementAndGet();
+			return text.withText(text.text() + " ok");
 		}
 
 	}
