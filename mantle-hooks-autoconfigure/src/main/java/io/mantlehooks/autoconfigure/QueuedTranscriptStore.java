@@ -36,6 +36,9 @@ import org.springframework.util.Assert;
  */
 final class QueuedTranscriptStore implements TranscriptStore, DisposableBean {
 
+	/** Entries one lane writes before it lets the other conversations' lanes go first. */
+	static final int TURN_SIZE = 16;
+
 	private static final Log logger = LogFactory.getLog(QueuedTranscriptStore.class);
 
 	private final TranscriptStore delegate;
@@ -144,10 +147,13 @@ final class QueuedTranscriptStore implements TranscriptStore, DisposableBean {
 	}
 
 	/**
-	 * Write a conversation's entries, oldest first, until none is left.
+	 * Write a conversation's entries, oldest first, until none is left. After
+	 * {@link #TURN_SIZE} entries the lane goes to the back of the writers' queue (it
+	 * stays the conversation's only lane, so its order holds): a conversation that never
+	 * runs dry does not keep a writer from the others.
 	 */
 	private void drain(Lane lane) {
-		while (true) {
+		for (int written = 0;; written++) {
 			TranscriptEntry next;
 			synchronized (this.lock) {
 				next = lane.entries.peek();
@@ -156,6 +162,15 @@ final class QueuedTranscriptStore implements TranscriptStore, DisposableBean {
 					this.lock.notifyAll();
 					return;
 				}
+			}
+			if (written == TURN_SIZE) {
+				try {
+					this.writers.execute(() -> drain(lane));
+				}
+				catch (RejectedExecutionException ex) {
+					logFailed(abandon(List.of(lane)), "no writer thread took it", ex);
+				}
+				return;
 			}
 			Throwable error = null;
 			try {
@@ -239,7 +254,8 @@ final class QueuedTranscriptStore implements TranscriptStore, DisposableBean {
 	/**
 	 * Wait until the entries of a conversation that are pending now are written or
 	 * failed. Each write ends within the time limit (at once while the breaker is open),
-	 * so this wait is bounded by the conversation's pending entries.
+	 * so this wait is bounded by the conversation's pending entries and, as lanes take
+	 * turns of {@link #TURN_SIZE} entries, by the other conversations' turns ahead of it.
 	 */
 	private void awaitPendingWrites(String conversationId) {
 		synchronized (this.lock) {

@@ -16,6 +16,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.dao.DataIntegrityViolationException;
 
 /**
  * Runs the calls of one database store under a time limit and behind a circuit breaker,
@@ -39,7 +40,8 @@ final class StoreGuard {
 
 	/**
 	 * A few failures open it (half of the last 10 calls, at least 5 recorded); it stays
-	 * open 10 seconds, then 2 probe calls decide.
+	 * open 10 seconds, then 2 probe calls decide. Values the database refuses do not
+	 * count.
 	 */
 	private static final CircuitBreakerConfig BREAKER = CircuitBreakerConfig.custom()
 		.failureRateThreshold(50)
@@ -48,6 +50,9 @@ final class StoreGuard {
 		.slidingWindowSize(10)
 		.waitDurationInOpenState(Duration.ofSeconds(10))
 		.permittedNumberOfCallsInHalfOpenState(2)
+		// a value the table refuses (an id longer than its column) is that call's
+		// problem, not an outage: it must not open the breaker for every conversation
+		.ignoreExceptions(DataIntegrityViolationException.class)
 		.build();
 
 	private final String name;

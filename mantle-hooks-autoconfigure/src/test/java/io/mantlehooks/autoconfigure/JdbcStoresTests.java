@@ -104,6 +104,26 @@ class JdbcStoresTests {
 	}
 
 	@Test
+	void valuesTheTableRefusesAreCountedButDoNotOpenTheBreaker() {
+		this.contextRunner.run((context) -> {
+			QueuedTranscriptStore store = context.getBean(QueuedTranscriptStore.class);
+			// one client's oversized conversation id (the column holds 255 characters)
+			String oversized = "c".repeat(300);
+			for (int i = 0; i < 12; i++) {
+				store.append(entry(oversized, TranscriptRole.USER, "hi " + i, NOW));
+			}
+			assertThat(store.find(oversized)).isEmpty();
+			assertThat(store.getFailedWrites()).isEqualTo(12);
+			// everyone else's transcript is still written
+			CircuitBreaker breaker = context.getBean(CircuitBreakerRegistry.class)
+				.circuitBreaker("mantle.store.transcript");
+			assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+			store.append(entry("c-ok", TranscriptRole.USER, "hello", NOW));
+			assertThat(store.find("c-ok")).extracting(TranscriptEntry::text).containsExactly("hello");
+		});
+	}
+
+	@Test
 	void aQueryTimeoutThatIsNotPositiveFailsStartupWithTheKey() {
 		this.contextRunner.withPropertyValues("mantle.hooks.jdbc.query-timeout=0s")
 			.run((context) -> assertThat(context).hasFailed()

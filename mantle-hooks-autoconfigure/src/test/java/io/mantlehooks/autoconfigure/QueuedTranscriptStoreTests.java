@@ -69,6 +69,45 @@ class QueuedTranscriptStoreTests {
 	}
 
 	@Test
+	void aBusyConversationDoesNotKeepTheWriterFromTheOthers() throws Exception {
+		ExecutorService oneWriter = Executors.newSingleThreadExecutor();
+		CountDownLatch gate = new CountDownLatch(1);
+		List<String> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+		HeldTranscriptStore database = new HeldTranscriptStore() {
+			@Override
+			protected void hold(TranscriptEntry entry) {
+				try {
+					gate.await(30, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				written.add(entry.conversationId());
+			}
+		};
+		StoreGuard guard = new StoreGuard("mantle.store.transcript", "transcript store", Duration.ofSeconds(30),
+				CircuitBreakerRegistry.ofDefaults(), TimeLimiterRegistry.ofDefaults(), new SimpleAsyncTaskExecutor());
+		QueuedTranscriptStore store = new QueuedTranscriptStore(database, guard, 1000, oneWriter, oneWriter::shutdown);
+		try {
+			int busy = 3 * QueuedTranscriptStore.TURN_SIZE;
+			IntStream.range(0, busy).forEach((i) -> store.append(entry("busy", "m" + i)));
+			store.append(entry("quiet", "hello"));
+			gate.countDown();
+			assertThat(store.find("quiet")).extracting(TranscriptEntry::text).containsExactly("hello");
+			assertThat(store.find("busy")).extracting(TranscriptEntry::text)
+				.containsExactlyElementsOf(IntStream.range(0, busy).mapToObj((i) -> "m" + i).toList());
+			// the quiet conversation was written after the busy one's first turn, not
+			// after
+			// all of it
+			assertThat(written.indexOf("quiet")).isEqualTo(QueuedTranscriptStore.TURN_SIZE);
+		}
+		finally {
+			gate.countDown();
+			oneWriter.shutdownNow();
+		}
+	}
+
+	@Test
 	void whatDoesNotFitInTheQueueIsCountedAndLoggedWithItsTurn(CapturedOutput output) {
 		QueuedTranscriptStore store = queue(2, Duration.ofSeconds(30));
 		store.append(entry("c-1", "one"));

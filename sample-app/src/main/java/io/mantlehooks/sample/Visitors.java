@@ -15,7 +15,10 @@ import org.springframework.web.util.WebUtils;
  * session (the session cookie), never by anything the request says about itself. That id
  * is the turns' sender id, so the library lets only the visitor who paused a refund
  * approve it; and a conversation belongs to the first visitor who writes in it, so no
- * other visitor can write in it, decide its approvals or read its transcript.
+ * other visitor can write in it, decide its approvals or read its transcript through the
+ * chat API. The turn console ({@code /actuator/mantlehooks}, {@code /mantle-console}) is
+ * an operator's view of every conversation, texts included: the sample exposes it without
+ * a login for the demo; a real application secures it (README, "Turn console").
  * <p>
  * The session id itself is not used as the sender id: sender ids are written to the
  * transcript, logs and the turn console, and a session id is a credential.
