@@ -122,9 +122,10 @@ class ApprovalTests {
 			assertThat(paused.context()).containsEntry(MantleHooks.OUTCOME, "hook_error")
 				.doesNotContainKey(MantleHooks.APPROVAL_ID);
 			assertThat(text(paused)).isEqualTo("Sorry, I couldn't complete that action. Please try again.");
-			// nor can one be claimed
+			// nor can one be claimed: the user is told to try again, not that it is gone
 			ChatClientResponse approved = approve(context, "any-id");
-			assertThat(approved.context()).containsEntry(MantleHooks.OUTCOME, "approval_not_found");
+			assertThat(approved.context()).containsEntry(MantleHooks.OUTCOME, "hook_error");
+			assertThat(text(approved)).isEqualTo("Sorry, I couldn't complete that action. Please try again.");
 			assertThat(this.tools.calls).isEmpty();
 		});
 		assertThat(output).contains("Could not store a tool-call batch for approval")

@@ -28,6 +28,9 @@ import org.springframework.ai.chat.client.ChatClientRequest;
  */
 final class ApprovalStage {
 
+	/** What a claim the store could not carry out gets (compared by identity). */
+	private static final Claim STORE_FAILED = new Claim(null, false);
+
 	private static final Log logger = LogFactory.getLog(ApprovalStage.class);
 
 	private final @Nullable ToolApprovals approvals;
@@ -56,6 +59,14 @@ final class ApprovalStage {
 			return notFound(turn, start, "approvals are not configured");
 		}
 		return Step.blocking(() -> claim(approvals, id, turn), (claim) -> {
+			if (claim == STORE_FAILED) {
+				// the store did not answer: the batch may well still wait, so the user is
+				// told to try again, not that it is gone
+				return ended(turn, start,
+						new Outcome(Outcome.HOOK_ERROR,
+								"the approval store could not claim batch '" + id + "'; nothing runs"),
+						HookResponses.TOOL_CALL_HOOK_ERROR);
+			}
 			StoredBatch batch = claim.batch();
 			if (batch != null) {
 				return Step.done(Start.proceed(withResume(request, new Resume(batch, approve != null, reason)),
@@ -71,6 +82,9 @@ final class ApprovalStage {
 		});
 	}
 
+	/**
+	 * Claim the batch, {@link #STORE_FAILED} when the store failed (nothing runs).
+	 */
 	private static Claim claim(ToolApprovals approvals, String id, Turn turn) {
 		try {
 			return approvals.claim(id, turn);
@@ -79,7 +93,7 @@ final class ApprovalStage {
 			turn.scope()
 				.run(() -> logger.warn("Could not claim the batch '" + id + "' waiting for approval; nothing runs",
 						ex));
-			return new Claim(null, false);
+			return STORE_FAILED;
 		}
 	}
 
