@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookRejection;
@@ -282,6 +283,40 @@ class ApprovalTests {
 	}
 
 	@Test
+	void anOutgoingHookThatHidesACallOfTheQuestionDropsTheBatch(CapturedOutput output) {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\",\"amount\":30}"),
+				new ToolCall("call_2", "refund", "{\"id\":\"43\",\"amount\":5000}")));
+		this.paymentsRunner.withBean("questionHooks", QuestionHooks.class).run((context) -> {
+			QuestionHooks hooks = context.getBean(QuestionHooks.class);
+			// a redaction hook masks the amounts: the user could not see what would run
+			hooks.rewrite = (text) -> text.replaceAll("\"amount\":\\d+", "\"amount\":***");
+			ChatClientResponse asked = turnAs(context, "alice", "Refund my orders", (spec) -> {
+			});
+			assertThat(asked.context()).containsEntry(MantleHooks.OUTCOME, "hook_error")
+				.doesNotContainKey(MantleHooks.APPROVAL_ID);
+			assertThat(text(asked)).isEqualTo("Sorry, I couldn't complete that action. Please try again.");
+			assertThat(this.payments.refunds).isEmpty();
+			assertThat(output).contains("no longer names every call that would run; the batch is dropped");
+		});
+	}
+
+	@Test
+	void anOutgoingHookMayRewordTheQuestionWhileItNamesEveryCall() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\",\"amount\":30}")),
+				Reply.text("Refunded."));
+		this.paymentsRunner.withBean("questionHooks", QuestionHooks.class).run((context) -> {
+			context.getBean(QuestionHooks.class).rewrite = (text) -> text + "\nReply yes or no.";
+			ChatClientResponse asked = turnAs(context, "alice", "Refund my order", (spec) -> {
+			});
+			assertThat(asked.context()).containsEntry(MantleHooks.OUTCOME, "awaiting_approval");
+			String approvalId = (String) asked.context().get(MantleHooks.APPROVAL_ID);
+			assertThat(text(turnAs(context, "alice", "yes", MantleHooks.approve(approvalId))))
+				.isEqualTo("Refunded.\nReply yes or no.");
+			assertThat(this.payments.refunds).containsExactly("42 30");
+		});
+	}
+
+	@Test
 	void aTextThatNamesOneCallIsUsedForOneCallBatchesOnly(CapturedOutput output) {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\",\"amount\":30}")),
 				Reply.toolCalls(new ToolCall("call_2", "refund", "{\"id\":\"42\",\"amount\":30}"),
@@ -542,6 +577,17 @@ class ApprovalTests {
 				throw new HookRejection("no approval questions on this channel");
 			}
 			return outgoing;
+		}
+
+	}
+
+	static class QuestionHooks {
+
+		volatile UnaryOperator<String> rewrite = UnaryOperator.identity();
+
+		@ModifyOutgoingText
+		OutgoingTextPayload rewrite(OutgoingTextPayload text) {
+			return text.withText(this.rewrite.apply(text.text()));
 		}
 
 	}

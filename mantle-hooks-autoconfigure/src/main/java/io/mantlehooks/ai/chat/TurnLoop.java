@@ -175,11 +175,36 @@ final class TurnLoop {
 				state.outcome(reply.outcome());
 				return Step.blocking(() -> forget(state, approvalId), (ignored) -> Step.done(asked(state, reply)));
 			}
+			if (hidesCalls(question, reply.text(), calls)) {
+				// what the user approves is what runs: a question that no longer names
+				// every call (a redaction or a cut) must not be approvable
+				state.turn()
+					.scope()
+					.run(() -> logger.warn("An outgoing-text hook changed the approval question of batch '" + approvalId
+							+ "' so that it no longer names every call that would run; the batch is dropped and "
+							+ "nothing runs"));
+				state.outcome(Outcome.hookError("an outgoing-text hook hid calls of the approval question"));
+				return Step.blocking(() -> forget(state, approvalId),
+						(ignored) -> finish(state, engineReply(state, HookResponses.TOOL_CALL_HOOK_ERROR), false));
+			}
 			state.outcome(new Outcome(Outcome.AWAITING_APPROVAL,
 					"a call of tool '" + call.toolName() + "' waits for approval"));
 			state.approval(approvalId, calls);
 			return Step.done(asked(state, reply));
 		});
+	}
+
+	/**
+	 * Whether the outgoing-text hooks changed a question that named every call (tool and
+	 * arguments) into one that does not.
+	 */
+	private static boolean hidesCalls(String question, @Nullable String shown, List<ApprovalCall> calls) {
+		return !question.equals(shown) && namesEvery(question, calls) && !namesEvery(shown, calls);
+	}
+
+	private static boolean namesEvery(@Nullable String text, List<ApprovalCall> calls) {
+		return text != null
+				&& calls.stream().allMatch((call) -> text.contains(call.toolName()) && text.contains(call.arguments()));
 	}
 
 	private Decision asked(State state, Reply reply) {
