@@ -1,6 +1,8 @@
 package io.mantlehooks;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -31,6 +33,28 @@ public final class Stalls {
 		long end = System.nanoTime() + Duration.ofMillis(millis).toNanos();
 		while (System.nanoTime() < end) {
 			LockSupport.parkNanos(1_000_000);
+		}
+	}
+
+	/**
+	 * Wait until released, ignoring interrupts (the interrupt flag is set again after),
+	 * at most {@code millis}: a hung hook that a test can end.
+	 * @param release counted down by the test
+	 * @param millis how long at most
+	 */
+	public static void awaitIgnoringInterrupts(CountDownLatch release, long millis) {
+		long end = System.nanoTime() + Duration.ofMillis(millis).toNanos();
+		boolean interrupted = false;
+		while (release.getCount() > 0 && System.nanoTime() - end < 0) {
+			try {
+				release.await(end - System.nanoTime(), TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

@@ -71,12 +71,16 @@ final class DecisionRequestFilter extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		String query = request.getQueryString();
-		if (!decodable(query)) {
+		boolean approveInQuery;
+		try {
+			approveInQuery = approveInQuery(request.getQueryString());
+		}
+		catch (IllegalArgumentException ex) {
+			// a malformed escape such as %=1 would otherwise fail the request with a 500
 			refuse(request, response, "The query string of a decision is not valid URL encoding");
 			return;
 		}
-		if (approveInQuery(query)) {
+		if (approveInQuery) {
 			refuse(request, response, NOT_A_BOOLEAN + " in the JSON body, not a query parameter");
 			return;
 		}
@@ -127,22 +131,9 @@ final class DecisionRequestFilter extends OncePerRequestFilter {
 	}
 
 	/**
-	 * Whether every parameter name of the query decodes (a malformed escape such as
-	 * {@code %=1} would otherwise fail the request with a 500).
+	 * Whether the query names {@code approve}.
+	 * @throws IllegalArgumentException when a name is not valid URL encoding
 	 */
-	private static boolean decodable(@Nullable String query) {
-		if (query == null) {
-			return true;
-		}
-		try {
-			approveInQuery(query);
-			return true;
-		}
-		catch (IllegalArgumentException ex) {
-			return false;
-		}
-	}
-
 	private static boolean approveInQuery(@Nullable String query) {
 		return query != null && Arrays.stream(query.split("&"))
 			.map((pair) -> URLDecoder.decode(pair.split("=", 2)[0], StandardCharsets.UTF_8))

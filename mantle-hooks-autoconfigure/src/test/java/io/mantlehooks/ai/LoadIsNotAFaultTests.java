@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -177,7 +179,7 @@ class LoadIsNotAFaultTests {
 			start.countDown();
 			CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
 		}
-		catch (java.util.concurrent.ExecutionException | TimeoutException ex) {
+		catch (ExecutionException | TimeoutException ex) {
 			throw new AssertionError("the burst did not finish", ex);
 		}
 		finally {
@@ -231,7 +233,7 @@ class LoadIsNotAFaultTests {
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
-			catch (java.util.concurrent.ExecutionException | TimeoutException ex) {
+			catch (ExecutionException | TimeoutException ex) {
 				// not all arrived: answer anyway
 			}
 			return response;
@@ -295,11 +297,11 @@ class LoadIsNotAFaultTests {
 		final AtomicInteger observed = new AtomicInteger();
 
 		/** The most invocations of each modify hook that ran at once. */
-		final Map<String, AtomicInteger> mostAtOnce = new java.util.concurrent.ConcurrentHashMap<>();
+		final Map<String, AtomicInteger> mostAtOnce = new ConcurrentHashMap<>();
 
-		private final Map<String, AtomicInteger> running = new java.util.concurrent.ConcurrentHashMap<>();
+		private final Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
 
-		private final Map<String, CountDownLatch> waves = new java.util.concurrent.ConcurrentHashMap<>();
+		private final Map<String, CountDownLatch> waves = new ConcurrentHashMap<>();
 
 		@ModifyModelRequest(timeoutMs = 120_000)
 		ModelRequestPayload hideName(ModelRequestPayload request) {

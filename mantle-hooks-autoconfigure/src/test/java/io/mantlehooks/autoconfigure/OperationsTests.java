@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -15,12 +16,14 @@ import ch.qos.logback.core.read.ListAppender;
 import com.jayway.jsonpath.JsonPath;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.mantlehooks.Channel;
+import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.Stalls;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyModelResponse;
@@ -28,6 +31,8 @@ import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.observation.HookObservationContext;
 import io.mantlehooks.observation.TurnObservationContext;
+import io.mantlehooks.runtime.HookMethod;
+import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookScope;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -98,10 +103,8 @@ class OperationsTests {
 		assertThat(hooks.holding.await(10, TimeUnit.SECONDS)).isTrue();
 		// a busy observer is never dropped: only a hung one (past its timeout, still
 		// running) is limited to observers.max-concurrent
-		io.mantlehooks.runtime.HookMethod audit = app.getBean(io.mantlehooks.runtime.HookRegistry.class)
-			.observers(io.mantlehooks.HookPoint.MODEL_REQUEST)
-			.get(0);
-		await().atMost(java.time.Duration.ofSeconds(10)).until(() -> audit.abandonedInFlight() == 1);
+		HookMethod audit = app.getBean(HookRegistry.class).observers(HookPoint.MODEL_REQUEST).get(0);
+		await().atMost(Duration.ofSeconds(10)).until(() -> audit.abandonedInFlight() == 1);
 		openAi.text("Dropped.");
 		turns.put("dropped", turn("hold the audit again"));
 		hooks.release.countDown();
@@ -333,10 +336,7 @@ class OperationsTests {
 			if (request.messages().toString().contains("hold the audit") && this.holding.getCount() > 0) {
 				this.holding.countDown();
 				// hung: ignores the interrupt of its timeout until the test releases it
-				long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-				while (this.release.getCount() > 0 && System.nanoTime() < end) {
-					java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
-				}
+				Stalls.awaitIgnoringInterrupts(this.release, 30_000);
 			}
 		}
 

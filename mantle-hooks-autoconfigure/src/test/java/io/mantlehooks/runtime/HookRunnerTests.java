@@ -1,11 +1,14 @@
 package io.mantlehooks.runtime;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,6 +24,7 @@ import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.ModelSettings;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.RetryModel;
+import io.mantlehooks.Stalls;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
@@ -305,7 +309,7 @@ class HookRunnerTests {
 					assertThat(stalled).isInstanceOfSatisfying(ModifyResult.Failed.class,
 							(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT));
 					assertThat(method.abandonedInFlight()).isOne();
-					List<CompletableFuture<ModifyResult<OutgoingTextPayload>>> healthy = new java.util.ArrayList<>();
+					List<CompletableFuture<ModifyResult<OutgoingTextPayload>>> healthy = new ArrayList<>();
 					for (int i = 0; i < StragglingHook.AT_ONCE; i++) {
 						healthy.add(runner.run(HookPoint.OUTGOING_TEXT, outgoing("hi " + i), HookScope.none()));
 					}
@@ -689,20 +693,7 @@ class HookRunnerTests {
 		OutgoingTextPayload check(OutgoingTextPayload text) throws InterruptedException {
 			if (text.text().equals("stall")) {
 				// ignores the interrupt of its timeout until the test releases it
-				boolean interrupted = false;
-				while (true) {
-					try {
-						if (this.release.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
-							break;
-						}
-					}
-					catch (InterruptedException ex) {
-						interrupted = true;
-					}
-				}
-				if (interrupted) {
-					Thread.currentThread().interrupt();
-				}
+				Stalls.awaitIgnoringInterrupts(this.release, 30_000);
 				return text;
 			}
 			this.mostAtOnce.accumulateAndGet(this.running.incrementAndGet(), Math::max);
@@ -720,25 +711,12 @@ class HookRunnerTests {
 
 		final CountDownLatch release = new CountDownLatch(1);
 
-		final java.util.Queue<String> seen = new java.util.concurrent.ConcurrentLinkedQueue<>();
+		final Queue<String> seen = new ConcurrentLinkedQueue<>();
 
 		@OnOutgoingText
 		void watch(OutgoingTextPayload text) {
 			this.seen.add(text.text());
-			boolean interrupted = false;
-			while (true) {
-				try {
-					if (this.release.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
-						break;
-					}
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-			}
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
+			Stalls.awaitIgnoringInterrupts(this.release, 30_000);
 		}
 
 	}
