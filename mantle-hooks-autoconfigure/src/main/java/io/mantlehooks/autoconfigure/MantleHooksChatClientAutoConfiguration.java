@@ -75,8 +75,8 @@ public final class MantleHooksChatClientAutoConfiguration {
 	}
 
 	@Bean
-	CurrentTurnPropagation mantleCurrentTurnPropagation() {
-		return new CurrentTurnPropagation();
+	CurrentTurnPropagation mantleCurrentTurnPropagation(HookRunner hooks) {
+		return new CurrentTurnPropagation(hooks.getRegistry());
 	}
 
 	@Bean

@@ -140,7 +140,7 @@ final class HookInvocation implements Runnable {
 			this.deadlines.watch(this);
 		}
 		try {
-			this.scope.run(this::invoke);
+			this.scope.runHook(this.hook.name(), this::invoke);
 		}
 		finally {
 			synchronized (this) {

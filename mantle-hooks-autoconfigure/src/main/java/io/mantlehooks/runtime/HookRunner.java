@@ -136,7 +136,7 @@ public class HookRunner implements DisposableBean {
 	 * @param scope the turn the hooks run for
 	 */
 	public void observe(HookPoint point, HookPayload payload, HookScope scope) {
-		List<HookMethod> observers = this.registry.observers(point);
+		List<HookMethod> observers = observers(point, scope);
 		if (observers.isEmpty()) {
 			return;
 		}
@@ -157,13 +157,13 @@ public class HookRunner implements DisposableBean {
 	 */
 	public <P extends HookPayload> CompletableFuture<ModifyResult<P>> run(HookPoint point, P payload, HookScope scope) {
 		HookMethod modifier = this.registry.modifier(point);
-		if (modifier == null) {
+		if (modifier == null || scope.skips(modifier.name())) {
 			observe(point, payload, scope);
 			return CompletableFuture.completedFuture(new ModifyResult.Proceed<>(payload));
 		}
 		checkPayload(point, payload);
 		CompletableFuture<ModifyResult<P>> result = this.modifyLane.start(modifier, payload, scope);
-		List<HookMethod> observers = this.registry.observers(point);
+		List<HookMethod> observers = observers(point, scope);
 		if (observers.isEmpty()) {
 			return result;
 		}
@@ -177,6 +177,18 @@ public class HookRunner implements DisposableBean {
 			}
 			return decided;
 		});
+	}
+
+	/**
+	 * The observers of a point that run in the scope: all but a hook whose own call the
+	 * scope belongs to.
+	 */
+	private List<HookMethod> observers(HookPoint point, HookScope scope) {
+		List<HookMethod> observers = this.registry.observers(point);
+		if (observers.isEmpty() || !scope.skipsAny()) {
+			return observers;
+		}
+		return observers.stream().filter((observer) -> !scope.skips(observer.name())).toList();
 	}
 
 	/**

@@ -1,5 +1,8 @@
 package io.mantlehooks.runtime;
 
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import io.micrometer.observation.Observation;
@@ -17,7 +20,8 @@ public final class HookScope {
 	/** The MDC key that holds the turn id while the turn's hooks and the turn run. */
 	public static final String MDC_TURN_ID = "mantle.turn_id";
 
-	private static final HookScope NONE = new HookScope("", CallerContext.empty(), null);
+	private static final HookScope NONE = new HookScope("", CallerContext.empty(), CallerContext.empty(), null, null,
+			Set.of());
 
 	private final String turnId;
 
@@ -28,18 +32,19 @@ public final class HookScope {
 
 	private final @Nullable Observation observation;
 
-	private HookScope(String turnId, CallerContext caller, @Nullable Observation observation) {
+	private final @Nullable Binding binding;
+
+	/** The hooks whose own calls this scope belongs to: they do not run again. */
+	private final Set<String> skippedHooks;
+
+	private HookScope(String turnId, CallerContext caller, CallerContext hookContext, @Nullable Observation observation,
+			@Nullable Binding binding, Set<String> skippedHooks) {
 		this.turnId = turnId;
 		this.caller = caller;
-		this.hookContext = turnId.isEmpty() ? caller : caller.withMdc(MDC_TURN_ID, turnId);
+		this.hookContext = hookContext;
 		this.observation = observation;
-	}
-
-	private HookScope(HookScope scope, Observation observation) {
-		this.turnId = scope.turnId;
-		this.caller = scope.caller;
-		this.hookContext = scope.hookContext;
-		this.observation = observation;
+		this.binding = binding;
+		this.skippedHooks = skippedHooks;
 	}
 
 	/**
@@ -51,7 +56,8 @@ public final class HookScope {
 	public static HookScope of(String turnId, CallerContext caller) {
 		Assert.notNull(turnId, "'turnId' must not be null");
 		Assert.notNull(caller, "'caller' must not be null");
-		return new HookScope(turnId, caller, null);
+		return new HookScope(turnId, caller, turnId.isEmpty() ? caller : caller.withMdc(MDC_TURN_ID, turnId), null,
+				null, Set.of());
 	}
 
 	/**
@@ -62,7 +68,49 @@ public final class HookScope {
 	 */
 	public HookScope withObservation(Observation observation) {
 		Assert.notNull(observation, "'observation' must not be null");
-		return new HookScope(this, observation);
+		return new HookScope(this.turnId, this.caller, this.hookContext, observation, this.binding, this.skippedHooks);
+	}
+
+	/**
+	 * Return this scope with what each of its hooks' threads makes current while the hook
+	 * runs (the turn, so that a model call made from a hook belongs to it).
+	 * @param binding the binding
+	 * @return the scope
+	 */
+	public HookScope withBinding(Binding binding) {
+		Assert.notNull(binding, "'binding' must not be null");
+		return new HookScope(this.turnId, this.caller, this.hookContext, this.observation, binding, this.skippedHooks);
+	}
+
+	/**
+	 * Return this scope for work a hook started itself (a model call made from a hook):
+	 * that hook does not run for it, so a hook never recurses into itself.
+	 * @param hookName the name of the hook the work came from
+	 * @return the scope
+	 */
+	public HookScope skipping(String hookName) {
+		Assert.hasText(hookName, "'hookName' must not be empty");
+		if (this.skippedHooks.contains(hookName)) {
+			return this;
+		}
+		Set<String> skipped = new LinkedHashSet<>(this.skippedHooks);
+		skipped.add(hookName);
+		return new HookScope(this.turnId, this.caller, this.hookContext, this.observation, this.binding,
+				Collections.unmodifiableSet(skipped));
+	}
+
+	/**
+	 * Return whether the hook does not run in this scope: the scope's work was started by
+	 * that hook (directly or through other hooks' calls).
+	 * @param hookName the hook's name
+	 * @return whether the hook is skipped
+	 */
+	public boolean skips(String hookName) {
+		return this.skippedHooks.contains(hookName);
+	}
+
+	boolean skipsAny() {
+		return !this.skippedHooks.isEmpty();
 	}
 
 	/**
@@ -117,6 +165,51 @@ public final class HookScope {
 			task.run();
 			return null;
 		});
+	}
+
+	/**
+	 * Run one invocation of a hook: with the caller's context, the turn id in the MDC and
+	 * what the binding makes current for that hook.
+	 * @param hookName the hook's name
+	 * @param invocation the invocation
+	 */
+	void runHook(String hookName, Runnable invocation) {
+		Binding binding = this.binding;
+		if (binding == null) {
+			run(invocation);
+			return;
+		}
+		run(() -> {
+			try (Binding.Bound bound = binding.bind(hookName)) {
+				invocation.run();
+			}
+		});
+	}
+
+	/**
+	 * What a hook's thread makes current while the hook runs, for code the hook calls
+	 * without being handed the turn (a {@code ChatClient} call from a hook).
+	 */
+	@FunctionalInterface
+	public interface Binding {
+
+		/**
+		 * Make the turn current on this thread for one invocation of a hook.
+		 * @param hookName the hook's name
+		 * @return what restores the thread when the invocation ends
+		 */
+		Bound bind(String hookName);
+
+		/**
+		 * A binding in effect; closing it restores what was current before.
+		 */
+		interface Bound extends AutoCloseable {
+
+			@Override
+			void close();
+
+		}
+
 	}
 
 	@Override

@@ -296,8 +296,8 @@ class KnowledgeTurnTests {
 		reactor.core.publisher.Hooks.enableAutomaticContextPropagation();
 		try {
 			this.contextRunner.run((context) -> {
-				assertThat(context.getBean(io.mantlehooks.ai.turn.CurrentTurnPropagation.class).usesScheduleHook())
-					.isFalse();
+				assertThat(context.getBean(io.mantlehooks.ai.turn.CurrentTurnPropagation.class).isRegistered())
+					.isTrue();
 				List<String> chunks = chatClient(context).prompt()
 					.user("refund policy")
 					.advisors(qa(context, 1))

@@ -4,11 +4,9 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.mantlehooks.ai.chat.ModelCallStage.Prepared;
-import io.mantlehooks.ai.turn.CurrentTurn;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.ai.turn.Steps;
 import io.mantlehooks.ai.turn.Turn;
-import io.mantlehooks.runtime.CallerContext;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -59,7 +57,7 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 
 	@Override
 	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
-		Turn turn = turnOf(request);
+		Turn turn = TurnContexts.turnOf(request);
 		Prepared prepared = Steps.join(this.stage.prepare(turn, request));
 		if (prepared.reply() != null) {
 			return prepared.reply();
@@ -72,7 +70,7 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
 		return Flux.defer(() -> {
-			Turn turn = turnOf(request);
+			Turn turn = TurnContexts.turnOf(request);
 			return Steps.mono(this.stage.prepare(turn, request), this.executor)
 				.flatMapMany((prepared) -> (prepared.reply() != null) ? Flux.just(prepared.reply())
 						: call(turn, prepared.request(), chain));
@@ -106,19 +104,6 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 	static Mono<ChatClientResponse> aggregate(Flux<ChatClientResponse> chunks) {
 		AtomicReference<ChatClientResponse> aggregated = new AtomicReference<>();
 		return AGGREGATOR.aggregateChatClientResponse(chunks, aggregated::set).then(Mono.fromSupplier(aggregated::get));
-	}
-
-	/**
-	 * The turn of the request; a model-call advisor used without the turn advisor makes
-	 * its own.
-	 */
-	private static Turn turnOf(ChatClientRequest request) {
-		Turn turn = Turn.of(request);
-		if (turn != null) {
-			return turn;
-		}
-		Turn current = CurrentTurn.get();
-		return (current != null) ? current.nested() : Turn.start(request.context(), CallerContext.capture());
 	}
 
 	private static long millisSince(long started) {

@@ -5,18 +5,15 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.mantlehooks.ai.chat.TurnLoop.Decision;
 import io.mantlehooks.ai.chat.TurnLoop.State;
-import io.mantlehooks.ai.turn.CurrentTurn;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.ai.turn.Steps;
 import io.mantlehooks.ai.turn.Turn;
-import io.mantlehooks.runtime.CallerContext;
 import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.client.ChatClientMessageAggregator;
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
-import org.springframework.ai.chat.client.advisor.UsageAccumulator;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
@@ -60,8 +57,7 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 
 	@Override
 	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
-		State state = new State(turnOf(request), request, false, false);
-		UsageAccumulator usage = new UsageAccumulator();
+		State state = new State(TurnContexts.turnOf(request), request, false, false);
 		Round round = Round.first(request);
 		Resume resume = Resume.of(request);
 		if (resume != null) {
@@ -76,10 +72,10 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 		CallAdvisorChain next = chain;
 		while (true) {
 			ChatClientResponse response = next.nextCall(round.request(request));
-			usage.addRoundResponse(response.chatResponse());
+			state.roundDone(response.chatResponse());
 			Decision decision = Steps.join(this.loop.next(state, round, response));
 			if (decision.next() == null) {
-				return usage.applyAccumulatedUsage(decision.response());
+				return state.withTurnUsage(decision.response());
 			}
 			round = decision.next();
 			// the chain is spent once called; later rounds go through a fresh copy
@@ -91,7 +87,7 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
 		return Flux.defer(() -> {
 			boolean live = !this.loop.buffers();
-			State state = new State(turnOf(request), request, live, true);
+			State state = new State(TurnContexts.turnOf(request), request, live, true);
 			Resume resume = Resume.of(request);
 			if (resume == null) {
 				return round(state, Round.first(request), chain, chain);
@@ -113,34 +109,24 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			// subscribed with the turn current, so the tasks the round schedules carry it
 			.aggregateChatClientResponse(CurrentTurnPropagation.subscribeWithin(state.turn(),
 					next.nextStream(round.request(state.request()))), aggregated::set);
-		Flux<ChatClientResponse> emitted = state.live() ? chunks.filter(TurnStreams::hasText)
-			.doOnNext((chunk) -> state.streamed(ChatResponses.text(chunk.chatResponse())))
-			.map((chunk) -> TurnStreams.withReportedOutcome(chunk)) : chunks.ignoreElements().flux();
+		Flux<ChatClientResponse> emitted = state.live()
+				? chunks.filter(TurnStreams::hasText)
+					.doOnNext((chunk) -> state.streamed(ChatResponses.text(chunk.chatResponse())))
+					.map((chunk) -> state.withTurnUsageSoFar(TurnStreams.withReportedOutcome(chunk)))
+				: chunks.ignoreElements().flux();
 		return emitted.concatWith(Flux.defer(() -> {
 			ChatClientResponse response = aggregated.get();
 			if (response == null) {
 				return Flux.empty();
 			}
+			state.roundDone(response.chatResponse());
 			return Steps.mono(this.loop.next(state, round, response), this.executor).flatMapMany((decision) -> {
 				if (decision.next() != null) {
 					return round(state, decision.next(), chain, chain.copy(this));
 				}
-				return decision.emit() ? Flux.just(decision.response()) : Flux.empty();
+				return decision.emit() ? Flux.just(state.withTurnUsage(decision.response())) : Flux.empty();
 			});
 		}));
-	}
-
-	/**
-	 * The turn of the request; a loop advisor used without the turn advisor makes its
-	 * own.
-	 */
-	private static Turn turnOf(ChatClientRequest request) {
-		Turn turn = Turn.of(request);
-		if (turn != null) {
-			return turn;
-		}
-		Turn current = CurrentTurn.get();
-		return (current != null) ? current.nested() : Turn.start(request.context(), CallerContext.capture());
 	}
 
 }

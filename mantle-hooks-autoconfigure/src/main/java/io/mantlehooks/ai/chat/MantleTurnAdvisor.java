@@ -1,9 +1,6 @@
 package io.mantlehooks.ai.chat;
 
-import java.time.Instant;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.ai.chat.IncomingMessageStage.Start;
@@ -13,17 +10,15 @@ import io.mantlehooks.ai.turn.Steps;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.ai.turn.TurnCancelledException;
 import io.mantlehooks.runtime.CallerContext;
-import io.mantlehooks.observation.TurnObservationContext;
 import io.mantlehooks.runtime.HookRunner;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
-import io.mantlehooks.ai.turn.Step;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import reactor.core.publisher.SignalType;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
@@ -44,46 +39,31 @@ import org.springframework.core.Ordered;
  * <p>
  * A {@code ChatClient} call made while another turn runs on the thread (a RAG query
  * transformer, a sub-agent inside a tool) is nested: it keeps the enclosing turn's
- * identity and runs no incoming-message, turn or outgoing-text hooks of its own.
+ * identity and runs no incoming-message, turn or outgoing-text hooks of its own; so is a
+ * call made from inside one of the turn's hooks (an LLM judge), which also does not run
+ * that hook again.
+ * <p>
+ * What happens at the turn's edges is decided once, in {@link TurnRun}; the two methods
+ * here only drive it, blocking for {@code .call()} and as Reactor signals for
+ * {@code .stream()}.
  */
 public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 
 	/** Outside chat memory ({@link Advisor#DEFAULT_CHAT_MEMORY_PRECEDENCE_ORDER}). */
 	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
 
-	private final HookRunner hooks;
-
-	private final IncomingMessageStage incoming;
+	private final TurnRun.Edge edge;
 
 	private final Executor executor;
-
-	private final TurnObservations observations;
-
-	private final ApprovalStage approvals;
-
-	private final TranscriptRecorder transcript;
 
 	private final Scheduler writes;
 
 	MantleTurnAdvisor(HookRunner hooks, IncomingMessageStage incoming, TurnObservations observations,
 			ApprovalStage approvals, TranscriptRecorder transcript) {
-		this.hooks = hooks;
-		this.incoming = incoming;
+		this.edge = new TurnRun.Edge(hooks, incoming, approvals, transcript, observations);
 		this.executor = hooks.getExecutor();
-		this.observations = observations;
-		this.approvals = approvals;
-		this.transcript = transcript;
 		// transcript writes may block (a database): never on a Reactor thread
 		this.writes = Schedulers.fromExecutor(this.executor);
-	}
-
-	/**
-	 * The start of a turn: the incoming-message hooks, then, for an approval or denial,
-	 * the claim of the paused batch.
-	 */
-	private Step<Start> start(Turn turn, ChatClientRequest request) {
-		return this.incoming.start(turn, TurnContexts.enter(request, turn))
-			.then((start) -> this.approvals.resume(turn, start));
 	}
 
 	@Override
@@ -103,99 +83,68 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 		}
 		Turn enclosing = CurrentTurn.get();
 		if (enclosing != null) {
-			return nestedCall(request, chain, enclosing.nested());
+			Turn nested = enclosing.nested();
+			return TurnContexts.leave(chain.nextCall(TurnContexts.enter(request, nested)), nested, null);
 		}
-		Turn started = Turn.start(request.context(), CallerContext.capture());
-		Observation observation = this.observations.start(started, null);
+		TurnRun run = TurnRun.begin(this.edge, request, CallerContext.capture(), null);
+		Observation observation = run.observation();
 		if (observation == null) {
-			return call(request, chain, started);
+			return call(run, request, chain);
 		}
-		ChatClientResponse response;
 		try (Observation.Scope scope = observation.openScope()) {
-			response = call(request, chain, started.observed(observation));
+			return call(run, request, chain);
 		}
-		catch (RuntimeException | Error ex) {
-			TurnObservations.stop(observation, TurnObservationContext.ERROR, ex);
-			throw ex;
-		}
-		TurnObservations.stop(observation, response);
-		return response;
 	}
 
-	private ChatClientResponse call(ChatClientRequest request, CallAdvisorChain chain, Turn turn) {
-		Instant startedAt = this.transcript.now();
+	private ChatClientResponse call(TurnRun run, ChatClientRequest request, CallAdvisorChain chain) {
 		Start start;
 		try {
-			start = Steps.join(start(turn, request));
+			start = Steps.join(run.start(request));
 		}
 		catch (TurnCancelledException ex) {
-			return cancelled(request, turn);
+			return cancelled(run, request);
 		}
-		if (start.reply() != null) {
-			ChatClientResponse reply = TurnContexts.leave(start.reply(), turn, start.outcome());
-			recordEnded(turn, start, reply, startedAt);
+		catch (RuntimeException | Error ex) {
+			run.failed(ex);
+			run.end(TurnStatus.ERROR);
+			throw ex;
+		}
+		ChatClientResponse reply = run.endedAtStart(start);
+		if (reply != null) {
+			run.recordEndedAtStart();
+			run.end(TurnStatus.COMPLETED);
 			return reply;
 		}
-		this.transcript.user(turn, start.userText(), false, null, startedAt);
-		TurnLifecycle lifecycle = new TurnLifecycle(this.hooks, turn);
-		lifecycle.start();
+		run.enterChain(start);
+		run.recordUser();
 		ChatClientResponse response;
-		try (CurrentTurn.Scope scope = CurrentTurn.open(turn)) {
+		try (CurrentTurn.Scope scope = CurrentTurn.open(run.turn())) {
 			response = chain.nextCall(start.request());
 		}
 		catch (TurnCancelledException ex) {
-			lifecycle.end(TurnStatus.CANCELLED);
-			return cancelled(request, turn);
+			return cancelled(run, request);
 		}
 		catch (RuntimeException | Error ex) {
 			if (interrupted(ex)) {
 				// the provider call gave up because the caller's thread was interrupted
-				lifecycle.end(TurnStatus.CANCELLED);
 				Thread.currentThread().interrupt();
-				return cancelled(request, turn);
+				return cancelled(run, request);
 			}
-			lifecycle.end(TurnStatus.ERROR);
+			run.failed(ex);
+			run.end(TurnStatus.ERROR);
 			throw ex;
 		}
-		lifecycle.end(TurnStatus.COMPLETED);
-		ChatClientResponse left = TurnContexts.leave(response, turn, null);
-		this.transcript.assistant(turn, text(left), false, outcome(left));
+		ChatClientResponse left = run.leave(response);
+		run.recordReply(false);
+		run.end(TurnStatus.COMPLETED);
 		return left;
 	}
 
-	/**
-	 * A turn that ended at its start (a rejected message, an approval that found
-	 * nothing): the user's message and the reply, both set aside when rejected. The
-	 * user's entry carries the outcome only when the message itself was set aside, as in
-	 * every other turn: the turn's outcome is on the reply's entry.
-	 */
-	private void recordEnded(Turn turn, Start start, ChatClientResponse reply, Instant startedAt) {
-		String outcome = outcome(reply);
-		this.transcript.user(turn, start.userText(), start.discarded(), start.discarded() ? outcome : null, startedAt);
-		this.transcript.assistant(turn, text(reply), start.discarded(), outcome);
-	}
-
-	private static @Nullable String text(ChatClientResponse response) {
-		return (response.chatResponse() != null && response.chatResponse().getResult() != null)
-				? ChatResponses.text(response.chatResponse()) : null;
-	}
-
-	private static @Nullable String outcome(ChatClientResponse response) {
-		Object outcome = response.context().get(io.mantlehooks.MantleHooks.OUTCOME);
-		return (outcome != null) ? outcome.toString() : null;
-	}
-
-	private static ChatClientResponse nestedCall(ChatClientRequest request, CallAdvisorChain chain, Turn turn) {
-		ChatClientResponse response = chain.nextCall(TurnContexts.enter(request, turn));
-		return TurnContexts.leave(response, turn, null);
-	}
-
-	/**
-	 * The response of a turn whose thread was interrupted: nothing is sent.
-	 */
-	private static ChatClientResponse cancelled(ChatClientRequest request, Turn turn) {
-		ChatClientResponse empty = ChatResponses.withoutGenerations(ChatResponses.textResponse(request, ""));
-		return TurnContexts.leave(empty, turn, new Outcome(Outcome.CANCELLED, "the caller's thread was interrupted"));
+	private static ChatClientResponse cancelled(TurnRun run, ChatClientRequest request) {
+		ChatClientResponse cancelled = run.cancelled(request);
+		run.recordReply(true);
+		run.end(TurnStatus.CANCELLED);
+		return cancelled;
 	}
 
 	@Override
@@ -211,92 +160,57 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 			if (enclosing != null) {
 				Turn nested = enclosing.nested();
 				TurnContexts.Chunks chunks = new TurnContexts.Chunks(nested);
-				return chain.nextStream(TurnContexts.enter(request, nested)).map(chunks::leave);
+				return TurnBoundAdvisor.bind(chain, this)
+					.nextStream(TurnContexts.enter(request, nested))
+					.map(chunks::leave)
+					.contextWrite((context) -> CurrentTurnPropagation.contextWrite(context, nested));
 			}
-			Turn started = Turn.start(request.context(), CallerContext.capture(reactorContext));
-			Observation observation = this.observations.start(started,
+			TurnRun run = TurnRun.begin(this.edge, request, CallerContext.capture(reactorContext),
 					reactorContext.getOrDefault(ObservationThreadLocalAccessor.KEY, null));
-			Turn turn = (observation != null) ? started.observed(observation) : started;
-			TurnLifecycle lifecycle = new TurnLifecycle(this.hooks, turn);
-			Instant startedAt = this.transcript.now();
-			Flux<ChatClientResponse> turnStream = Steps.mono(start(turn, request), this.executor)
-				.flatMapMany((start) -> recorded(start, stream(start, chain, turn, lifecycle), turn, startedAt))
-				.doFinally((signal) -> lifecycle.end(status(signal)));
+			Flux<ChatClientResponse> turn = Steps.mono(run.start(request), this.executor)
+				.flatMapMany((start) -> stream(run, start, chain))
+				.doOnError(run::failed)
+				.doFinally((signal) -> run.end(status(signal)));
+			Observation observation = run.observation();
 			if (observation != null) {
-				turnStream = observed(turnStream, observation);
+				// the observation is current for everything the chain does below
+				turn = turn.contextWrite((context) -> context.put(ObservationThreadLocalAccessor.KEY, observation));
 			}
-			return turnStream.contextWrite((context) -> CurrentTurnPropagation.contextWrite(context, turn));
+			return turn.contextWrite((context) -> CurrentTurnPropagation.contextWrite(context, run.turn()));
 		});
 	}
 
 	/**
-	 * Report the streamed turn as its observation: the outcome the last chunk carries,
-	 * and the observation current for everything the chain does below.
+	 * The streamed turn after its start: the reply it ended with, or the chain's chunks;
+	 * with the transcript written on the hook executor, never on a Reactor thread, and
+	 * kept when the caller cancels.
 	 */
-	private static Flux<ChatClientResponse> observed(Flux<ChatClientResponse> turnStream, Observation observation) {
-		AtomicReference<@Nullable ChatClientResponse> last = new AtomicReference<>();
-		AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
-		return turnStream.doOnNext(last::set).doOnError(failure::set).doFinally((signal) -> {
-			if (signal == SignalType.ON_COMPLETE) {
-				TurnObservations.stop(observation, last.get());
-			}
-			else if (signal == SignalType.CANCEL) {
-				TurnObservations.stop(observation, TurnObservationContext.CANCELLED, null);
-			}
-			else {
-				TurnObservations.stop(observation, TurnObservationContext.ERROR, failure.get());
-			}
-		}).contextWrite((context) -> context.put(ObservationThreadLocalAccessor.KEY, observation));
-	}
-
-	/**
-	 * The streamed turn with its transcript: the user's message written before the chain
-	 * runs, the streamed reply once it is complete (what was streamed when cancelled);
-	 * every write on the hook executor, never on a Reactor thread.
-	 */
-	private Flux<ChatClientResponse> recorded(Start start, Flux<ChatClientResponse> turnStream, Turn turn,
-			Instant startedAt) {
-		if (!this.transcript.records()) {
-			return turnStream;
-		}
-		ChatClientResponse known = start.reply();
-		if (known != null) {
-			// the turn ended before the chain (a rejected message or approval): the pair
-			// is
-			// known, and is kept even when the caller cancels before it arrives
-			ChatClientResponse reply = TurnContexts.leave(known, turn, start.outcome());
-			AtomicBoolean written = new AtomicBoolean();
-			Runnable record = () -> {
-				if (written.compareAndSet(false, true)) {
-					recordEnded(turn, start, reply, startedAt);
-				}
-			};
-			return Mono.fromRunnable(record)
-				.subscribeOn(this.writes)
-				.thenMany(turnStream)
-				.doOnCancel(() -> this.executor.execute(record));
-		}
-		StreamedTranscript transcript = new StreamedTranscript(this.transcript, turn, start.userText(), startedAt);
-		return Mono.fromRunnable(transcript::user)
-			.subscribeOn(this.writes)
-			.thenMany(turnStream)
-			.doOnNext((chunk) -> transcript.received(text(chunk), outcome(chunk)))
-			.concatWith(Mono.<ChatClientResponse>fromRunnable(transcript::completed).subscribeOn(this.writes))
-			.doOnCancel(() -> this.executor.execute(transcript::cancelled));
-	}
-
-	private static Flux<ChatClientResponse> stream(Start start, StreamAdvisorChain chain, Turn turn,
-			TurnLifecycle lifecycle) {
-		ChatClientResponse reply = start.reply();
+	private Flux<ChatClientResponse> stream(TurnRun run, Start start, StreamAdvisorChain chain) {
+		ChatClientResponse reply = run.endedAtStart(start);
 		if (reply != null) {
-			return Flux.just(TurnContexts.leave(reply, turn, start.outcome()));
+			if (!run.records()) {
+				return Flux.just(reply);
+			}
+			return write(run::recordEndedAtStart).thenMany(Flux.just(reply))
+				.doOnCancel(() -> this.executor.execute(run::recordEndedAtStart));
 		}
 		ChatClientRequest request = start.request();
-		if (request == null || !lifecycle.start()) {
+		if (request == null || !run.enterChain(start)) {
 			return Flux.empty();
 		}
-		TurnContexts.Chunks chunks = new TurnContexts.Chunks(turn);
-		return CurrentTurnPropagation.subscribeWithin(turn, chain.nextStream(request)).map(chunks::leave);
+		Flux<ChatClientResponse> chunks = CurrentTurnPropagation
+			.subscribeWithin(run.turn(), TurnBoundAdvisor.bind(chain, this).nextStream(request))
+			.map(run::leave);
+		if (!run.records()) {
+			return chunks;
+		}
+		return write(run::recordUser).thenMany(chunks)
+			.concatWith(write(() -> run.recordReply(false)).then(Mono.empty()))
+			.doOnCancel(() -> this.executor.execute(() -> run.recordReply(true)));
+	}
+
+	private Mono<Void> write(Runnable write) {
+		return Mono.<Void>fromRunnable(write).subscribeOn(this.writes);
 	}
 
 	private static boolean interrupted(Throwable ex) {

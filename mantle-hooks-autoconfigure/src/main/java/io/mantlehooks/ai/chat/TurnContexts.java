@@ -6,7 +6,9 @@ import java.util.Map;
 import java.util.Set;
 
 import io.mantlehooks.MantleHooks;
+import io.mantlehooks.ai.turn.CurrentTurn;
 import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.runtime.CallerContext;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
@@ -25,6 +27,19 @@ final class TurnContexts {
 			MantleHooks.APPROVAL_ID, MantleHooks.APPROVAL_CALLS);
 
 	private TurnContexts() {
+	}
+
+	/**
+	 * Return the turn of a request. A loop or model-call advisor used without the turn
+	 * advisor (on a hand-built chain) makes its own: nested in the current turn, or new.
+	 */
+	static Turn turnOf(ChatClientRequest request) {
+		Turn turn = Turn.of(request);
+		if (turn != null) {
+			return turn;
+		}
+		Turn current = CurrentTurn.get();
+		return (current != null) ? current.nested() : Turn.start(request.context(), CallerContext.capture());
 	}
 
 	/**

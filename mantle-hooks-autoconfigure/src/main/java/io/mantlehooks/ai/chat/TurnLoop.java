@@ -1,5 +1,6 @@
 package io.mantlehooks.ai.chat;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.ai.chat.client.ChatClientAttributes;
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.UsageAccumulator;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
@@ -317,6 +319,9 @@ final class TurnLoop {
 
 		private @Nullable StringBuilder streamed;
 
+		/** The responses of the rounds so far, whose token usage the turn reports. */
+		private final List<ChatResponse> rounds = new ArrayList<>();
+
 		State(Turn turn, ChatClientRequest request, boolean live, boolean recordsStreamed) {
 			this.turn = turn;
 			this.request = request;
@@ -363,6 +368,49 @@ final class TurnLoop {
 			if (this.streamed != null && text != null) {
 				this.streamed.append(text);
 			}
+		}
+
+		/**
+		 * Count a round's token usage toward the turn.
+		 */
+		synchronized void roundDone(@Nullable ChatResponse response) {
+			if (response != null) {
+				this.rounds.add(response);
+			}
+		}
+
+		/**
+		 * Return the final response with the usage of every round, as Spring AI's tool
+		 * advisor reports it.
+		 */
+		synchronized ChatClientResponse withTurnUsage(ChatClientResponse response) {
+			return withUsage(response, null);
+		}
+
+		/**
+		 * Return a chunk streamed live with the earlier rounds' usage added to its own,
+		 * when it carries usage.
+		 */
+		synchronized ChatClientResponse withTurnUsageSoFar(ChatClientResponse chunk) {
+			ChatResponse chatResponse = chunk.chatResponse();
+			if (chatResponse == null || chatResponse.getMetadata().getUsage() == null
+					|| chatResponse.getMetadata().getUsage().getTotalTokens() == null
+					|| chatResponse.getMetadata().getUsage().getTotalTokens() == 0) {
+				return chunk;
+			}
+			return withUsage(chunk, chatResponse);
+		}
+
+		private ChatClientResponse withUsage(ChatClientResponse response, @Nullable ChatResponse own) {
+			if (this.rounds.isEmpty() || response.chatResponse() == null) {
+				return response;
+			}
+			UsageAccumulator usage = new UsageAccumulator();
+			this.rounds.forEach(usage::addRoundResponse);
+			if (own != null) {
+				usage.addRoundResponse(own);
+			}
+			return usage.applyAccumulatedUsage(response);
 		}
 
 		synchronized @Nullable String streamedText() {

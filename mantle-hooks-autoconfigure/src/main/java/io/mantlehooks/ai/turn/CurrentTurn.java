@@ -5,7 +5,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The turn running on this thread, for code that Spring AI calls without the advisor
- * context (vector stores, retrievers, tools, the chat model). Registered with
+ * context (vector stores, retrievers, tools, the chat model, a model call made from a
+ * hook). While an application has hooks, {@link CurrentTurnPropagation} registers it with
  * Micrometer's context registry under {@link #KEY}, so context-propagating executors
  * (RAG's retrieval executor) carry it to their threads, and Reactor restores it from a
  * subscriber's context when automatic context propagation is on.
@@ -16,10 +17,6 @@ public final class CurrentTurn {
 	public static final String KEY = "mantle.current_turn";
 
 	private static final ThreadLocal<Turn> HOLDER = new ThreadLocal<>();
-
-	static {
-		ContextRegistry.getInstance().registerThreadLocalAccessor(KEY, HOLDER::get, HOLDER::set, HOLDER::remove);
-	}
 
 	private CurrentTurn() {
 	}
@@ -51,21 +48,11 @@ public final class CurrentTurn {
 	}
 
 	/**
-	 * Wrap a task so it runs with the turn that is current now, on whatever thread runs
-	 * it.
-	 * @param task the task
-	 * @return the wrapped task, or the task itself outside a turn
+	 * Register the current turn with a context registry, under {@link #KEY}.
+	 * @param registry the registry
 	 */
-	static Runnable carry(Runnable task) {
-		Turn turn = HOLDER.get();
-		if (turn == null) {
-			return task;
-		}
-		return () -> {
-			try (Scope scope = open(turn)) {
-				task.run();
-			}
-		};
+	static void registerWith(ContextRegistry registry) {
+		registry.registerThreadLocalAccessor(KEY, HOLDER::get, HOLDER::set, HOLDER::remove);
 	}
 
 	/**

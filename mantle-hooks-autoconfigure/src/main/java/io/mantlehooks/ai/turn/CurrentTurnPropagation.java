@@ -1,41 +1,50 @@
 package io.mantlehooks.ai.turn;
 
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import io.mantlehooks.runtime.HookRegistry;
+import io.micrometer.context.ContextRegistry;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Hooks;
-import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
- * Carries the current turn through streamed turns. The turn advisor writes the turn into
- * the Reactor context ({@link #contextWrite}); with Reactor's automatic context
- * propagation on ({@code spring.reactor.context-propagation=auto}), Reactor restores it
- * as the current turn wherever a RAG advisor or tool runs.
- * <p>
- * With automatic propagation off (Spring Boot's default), nothing would restore it on the
- * schedulers that Spring AI's advisors hop to ({@code BaseAdvisor} runs {@code before()}
- * on bounded-elastic), so a {@code QuestionAnswerAdvisor} search would not know whose
- * turn it is. Only then is a Reactor schedule hook installed: a task scheduled while a
- * turn is current runs with that turn; the hook advisors subscribe each round with the
- * turn current ({@link #subscribeWithin}) so the tasks it schedules right away carry it.
- * The hook is global to Reactor, so it is installed once per JVM however many application
- * contexts use it.
+ * Carries the current turn where Spring AI changes threads, without touching Reactor's
+ * global hooks:
+ * <ul>
+ * <li>the turn advisor writes the turn into the Reactor context ({@link #contextWrite}),
+ * where the chat-model wrapper finds it, and where Reactor's automatic context
+ * propagation ({@code spring.reactor.context-propagation=auto}) restores it;</li>
+ * <li>while the application has hooks, the current turn is registered with Micrometer's
+ * context registry, so context-propagating executors (RAG's retrieval executor, Spring's
+ * {@code ContextPropagatingTaskDecorator}) carry it; it is removed again when the last
+ * application that registered it closes;</li>
+ * <li>the turn advisor runs the {@code before}/{@code after} of Spring AI's
+ * {@code BaseAdvisor}s (a {@code QuestionAnswerAdvisor}, which searches on
+ * bounded-elastic) with the turn current, and hook threads make it current while a hook
+ * runs.</li>
+ * </ul>
  */
 public final class CurrentTurnPropagation implements SmartInitializingSingleton, DisposableBean {
 
-	private static final Log logger = LogFactory.getLog(CurrentTurnPropagation.class);
+	/** How many running applications registered the current turn. */
+	private static final Object REGISTRATIONS_LOCK = new Object();
 
-	private static final String HOOK_KEY = "mantle-hooks-current-turn";
+	private static int registrations;
 
-	private static final AtomicInteger USERS = new AtomicInteger();
+	private final HookRegistry hooks;
 
-	private volatile boolean usesScheduleHook;
+	private final AtomicBoolean registered = new AtomicBoolean();
+
+	/**
+	 * Create the propagation of an application's turns.
+	 * @param hooks the application's hooks: nothing is registered while it has none
+	 */
+	public CurrentTurnPropagation(HookRegistry hooks) {
+		this.hooks = hooks;
+	}
 
 	/**
 	 * Put the turn in a Reactor context, where automatic context propagation and the chat
@@ -49,8 +58,9 @@ public final class CurrentTurnPropagation implements SmartInitializingSingleton,
 	}
 
 	/**
-	 * Subscribe to the flux with the turn current on the subscribing thread, so tasks the
-	 * subscription schedules right away carry it.
+	 * Subscribe to the flux with the turn current on the subscribing thread, so what the
+	 * subscription does right away on that thread (a chat model's observation) knows the
+	 * turn.
 	 * @param <T> the element type
 	 * @param turn the turn
 	 * @param flux the flux
@@ -66,29 +76,34 @@ public final class CurrentTurnPropagation implements SmartInitializingSingleton,
 
 	@Override
 	public void afterSingletonsInstantiated() {
-		if (Hooks.isAutomaticContextPropagationEnabled()) {
-			logger.debug("Reactor's automatic context propagation carries the current turn");
-			return;
-		}
-		this.usesScheduleHook = true;
-		if (USERS.getAndIncrement() == 0) {
-			Schedulers.onScheduleHook(HOOK_KEY, CurrentTurn::carry);
-		}
+		this.hooks.onInstall((installed) -> {
+			if (!installed.pointsWithHooks().isEmpty() && this.registered.compareAndSet(false, true)) {
+				synchronized (REGISTRATIONS_LOCK) {
+					if (registrations++ == 0) {
+						CurrentTurn.registerWith(ContextRegistry.getInstance());
+					}
+				}
+			}
+		});
 	}
 
 	/**
-	 * Return whether this application relies on the Reactor schedule hook (automatic
-	 * context propagation was off at startup).
-	 * @return whether the fallback hook is in use
+	 * Return whether this application registered the current turn with Micrometer's
+	 * context registry (it has hooks).
+	 * @return whether the current turn is registered for this application
 	 */
-	public boolean usesScheduleHook() {
-		return this.usesScheduleHook;
+	public boolean isRegistered() {
+		return this.registered.get();
 	}
 
 	@Override
 	public void destroy() {
-		if (this.usesScheduleHook && USERS.decrementAndGet() == 0) {
-			Schedulers.resetOnScheduleHook(HOOK_KEY);
+		if (this.registered.compareAndSet(true, false)) {
+			synchronized (REGISTRATIONS_LOCK) {
+				if (--registrations == 0) {
+					ContextRegistry.getInstance().removeThreadLocalAccessor(CurrentTurn.KEY);
+				}
+			}
 		}
 	}
 

@@ -80,7 +80,9 @@ public final class Turn {
 		this.messageId = messageId;
 		this.voice = voice;
 		this.nested = nested;
-		this.scope = scope;
+		// a detached identity (work outside any turn) makes nothing current on hook
+		// threads: a model call from such a hook is outside a turn too
+		this.scope = id.isEmpty() ? scope : scope.withBinding(this::currentInside);
 	}
 
 	/**
@@ -147,6 +149,24 @@ public final class Turn {
 	public Turn nested() {
 		return this.nested ? this : new Turn(this.id, this.senderId, this.conversationId, this.call, this.channel,
 				this.messageId, this.voice, true, this.scope);
+	}
+
+	/**
+	 * Return the turn a call made from inside one of this turn's hooks belongs to: the
+	 * same identity, nested, and without that hook, so a hook never runs for its own
+	 * model calls (a judge at model-response does not judge its own verdict).
+	 * @param hookName the hook the call is made from
+	 * @return the nested turn
+	 */
+	public Turn insideHook(String hookName) {
+		return new Turn(this.id, this.senderId, this.conversationId, this.call, this.channel, this.messageId,
+				this.voice, true, this.scope.skipping(hookName));
+	}
+
+	/** What a hook's thread makes current while one of this turn's hooks runs. */
+	private HookScope.Binding.Bound currentInside(String hookName) {
+		CurrentTurn.Scope current = CurrentTurn.open(insideHook(hookName));
+		return current::close;
 	}
 
 	/**
