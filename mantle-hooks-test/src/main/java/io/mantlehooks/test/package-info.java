@@ -4,7 +4,9 @@
  * real runner semantics and no Spring context,
  * {@link io.mantlehooks.test.ScriptedChatModel} plays a scripted model inside a Spring
  * Boot test and {@link io.mantlehooks.test.LoopbackOpenAiServer} speaks the OpenAI
- * protocol on loopback for tests that use the real OpenAI client over HTTP.
+ * protocol on loopback for tests that use the real OpenAI client over HTTP;
+ * {@link io.mantlehooks.test.HookActivity} waits for a turn's observers. It ships as
+ * {@code io.mantlehooks:mantle-hooks-test}, for test scope.
  */
 @NullMarked
 package io.mantlehooks.test;

@@ -7,6 +7,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -19,6 +21,9 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.util.Assert;
 
 /**
  * A local server that speaks the OpenAI chat-completions protocol on loopback, for tests
@@ -76,12 +81,49 @@ public final class LoopbackOpenAiServer implements AutoCloseable {
 	/**
 	 * Return the Spring properties that point the OpenAI starter here: base URL, a test
 	 * key, model {@code fake-model} and no retries.
-	 * @return {@code key=value} pairs for {@code SpringApplicationBuilder.properties} or
+	 * @return property names and values, in a stable order
+	 * @see #registerProperties(DynamicPropertyRegistry)
+	 */
+	public Map<String, String> properties() {
+		Map<String, String> properties = new LinkedHashMap<>();
+		properties.put("spring.ai.openai.base-url", baseUrl());
+		properties.put("spring.ai.openai.api-key", "test-key");
+		properties.put("spring.ai.openai.chat.model", "fake-model");
+		properties.put("spring.ai.openai.max-retries", "0");
+		return Collections.unmodifiableMap(properties);
+	}
+
+	/**
+	 * Return the {@link #properties()} as {@code key=value} pairs.
+	 * @return pairs for {@code SpringApplicationBuilder.properties} or
 	 * {@code @SpringBootTest(properties)}
 	 */
 	public String[] springProperties() {
-		return new String[] { "spring.ai.openai.base-url=" + baseUrl(), "spring.ai.openai.api-key=test-key",
-				"spring.ai.openai.chat.model=fake-model", "spring.ai.openai.max-retries=0" };
+		return properties().entrySet()
+			.stream()
+			.map((property) -> property.getKey() + "=" + property.getValue())
+			.toArray(String[]::new);
+	}
+
+	/**
+	 * Add the {@link #properties()} to a Spring test's dynamic properties, so a
+	 * {@code @SpringBootTest} talks to this server:
+	 *
+	 * <pre class="code">
+	 * static final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
+	 *
+	 * &#64;DynamicPropertySource
+	 * static void openAi(DynamicPropertyRegistry registry) {
+	 *     openAi.registerProperties(registry);
+	 * }
+	 * </pre>
+	 *
+	 * Needs {@code spring-test} (in {@code spring-boot-starter-test}).
+	 * @param registry the registry handed to a {@code @DynamicPropertySource} method
+	 */
+	public void registerProperties(DynamicPropertyRegistry registry) {
+		Assert.notNull(registry, "'registry' must not be null");
+		properties().forEach((name, value) -> registry.add(name, () -> value));
 	}
 
 	/**
@@ -260,7 +302,7 @@ public final class LoopbackOpenAiServer implements AutoCloseable {
 		}
 
 		Map<String, Object> completion() {
-			Map<String, Object> message = new java.util.LinkedHashMap<>();
+			Map<String, Object> message = new LinkedHashMap<>();
 			message.put("role", "assistant");
 			message.put("content", this.text);
 			if (!this.toolCalls.isEmpty()) {
@@ -290,7 +332,7 @@ public final class LoopbackOpenAiServer implements AutoCloseable {
 						"function", Map.of("name", call.name(), "arguments", call.arguments())))), null));
 			}
 			chunks.add(chunk(Map.of(), this.toolCalls.isEmpty() ? "stop" : "tool_calls"));
-			Map<String, Object> usage = new java.util.LinkedHashMap<>(chunk(Map.of(), null));
+			Map<String, Object> usage = new LinkedHashMap<>(chunk(Map.of(), null));
 			usage.put("choices", List.of());
 			usage.put("usage", Map.of("prompt_tokens", 10, "completion_tokens", 5, "total_tokens", 15));
 			chunks.add(usage);
@@ -298,7 +340,7 @@ public final class LoopbackOpenAiServer implements AutoCloseable {
 		}
 
 		private static Map<String, Object> chunk(Map<String, Object> delta, String finishReason) {
-			Map<String, Object> choice = new java.util.LinkedHashMap<>();
+			Map<String, Object> choice = new LinkedHashMap<>();
 			choice.put("index", 0);
 			choice.put("delta", delta);
 			choice.put("finish_reason", finishReason);

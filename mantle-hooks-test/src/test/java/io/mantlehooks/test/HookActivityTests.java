@@ -1,0 +1,112 @@
+package io.mantlehooks.test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.TurnFinishedPayload;
+import io.mantlehooks.annotation.OnOutgoingText;
+import io.mantlehooks.annotation.OnTurnFinished;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@link HookActivity} in a whole-turn test: a turn answers before its observers have
+ * run, and the test waits for them instead of sleeping.
+ */
+@SpringBootTest(classes = HookActivityTests.App.class)
+class HookActivityTests {
+
+	static final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
+
+	@DynamicPropertySource
+	static void openAi(DynamicPropertyRegistry registry) {
+		openAi.registerProperties(registry);
+	}
+
+	@AfterAll
+	static void stopServer() {
+		openAi.close();
+	}
+
+	@Autowired
+	ApplicationContext context;
+
+	@Autowired
+	ChatClient.Builder chatClients;
+
+	@Autowired
+	SlowAudit audit;
+
+	@Test
+	void awaitObserversReturnsOnceTheTurnsObserversHaveRun() {
+		openAi.text("Parcels ship in 2 days.");
+		try {
+			String reply = this.chatClients.build().prompt().user("When does my parcel ship?").call().content();
+			assertThat(reply).isEqualTo("Parcels ship in 2 days.");
+			// the turn has answered; its observers are still held by the latch
+			assertThat(this.audit.seen).isEmpty();
+			assertThatExceptionOfType(AssertionError.class)
+				.isThrownBy(() -> HookActivity.awaitObservers(this.context, Duration.ofMillis(50)))
+				.withMessageContaining("2 invocation(s) in flight");
+			this.audit.release.countDown();
+			HookActivity.awaitObservers(this.context, Duration.ofSeconds(30));
+			assertThat(this.audit.seen).containsExactlyInAnyOrder("outgoing: Parcels ship in 2 days.",
+					"finished: COMPLETED");
+		}
+		finally {
+			this.audit.release.countDown();
+		}
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		SlowAudit slowAudit() {
+			return new SlowAudit();
+		}
+
+	}
+
+	/**
+	 * Observers that record only once the test lets them go, well within their timeout.
+	 */
+	static class SlowAudit {
+
+		final CountDownLatch release = new CountDownLatch(1);
+
+		final List<String> seen = new CopyOnWriteArrayList<>();
+
+		@OnOutgoingText(timeoutMs = 60_000)
+		void outgoing(OutgoingTextPayload payload) throws InterruptedException {
+			this.release.await(60, TimeUnit.SECONDS);
+			this.seen.add("outgoing: " + payload.text());
+		}
+
+		@OnTurnFinished(timeoutMs = 60_000)
+		void finished(TurnFinishedPayload payload) throws InterruptedException {
+			this.release.await(60, TimeUnit.SECONDS);
+			this.seen.add("finished: " + payload.status());
+		}
+
+	}
+
+}
