@@ -10,7 +10,7 @@ import io.mantlehooks.ai.model.UnhookedCallCoverageCheck;
 import io.mantlehooks.ai.model.UnhookedCallDetector;
 import io.mantlehooks.ai.model.UnhookedCallObservationHandler;
 import io.mantlehooks.ai.tool.MantleMcpMetaConverter;
-import io.mantlehooks.ai.tool.ToolApprovals;
+import io.mantlehooks.ai.approval.ToolApprovals;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.approval.ApprovalAuthorizer;
 import io.mantlehooks.approval.ApprovalStore;
@@ -60,7 +60,8 @@ public final class MantleHooksChatClientAutoConfiguration {
 			approvals = new ToolApprovals(Set.copyOf(properties.getApprovals().getTools()),
 					approvalPolicy.getIfUnique(), store, properties.getApprovals().getTtl(), Clock.systemUTC(),
 					approvalAuthorizer.getIfUnique(),
-					properties.getApprovals().getDecidedBy() == MantleHooksProperties.Approvals.DecidedBy.SENDER);
+					properties.getApprovals().getDecidedBy() == MantleHooksProperties.Approvals.DecidedBy.SENDER,
+					responses);
 		}
 		return new MantleChatClientCustomizer(hooks, responses,
 				toolCallingManager.getIfAvailable(() -> ToolCallingManager.builder().build()),

@@ -54,8 +54,14 @@ public final class HookResponses {
 	 */
 	public static final String APPROVAL_NOT_ALLOWED = "utter_approval_not_allowed";
 
-	private static final Map<String, String> PACKAGED = Map.of(APPROVAL_NOT_ALLOWED,
-			"Sorry, you can't approve or decline that request.", INCOMING_MESSAGE_REJECTED,
+	/**
+	 * What the model is told, as each call's result, when a person declined a paused
+	 * batch (the user's reason, if any, goes with it).
+	 */
+	public static final String TOOL_CALL_DECLINED = "utter_tool_call_declined";
+
+	private static final Map<String, String> PACKAGED = Map.of(TOOL_CALL_DECLINED, "The user declined this action.",
+			APPROVAL_NOT_ALLOWED, "Sorry, you can't approve or decline that request.", INCOMING_MESSAGE_REJECTED,
 			"Sorry, I can't help with that request.", OUTGOING_TEXT_REJECTED, "Sorry, I can't share that response.",
 			MODEL_REQUEST_HOOK_ERROR, "Sorry, something went wrong on our side. Please try again.",
 			TOOL_CALL_HOOK_ERROR, "Sorry, I couldn't complete that action. Please try again.", MAX_ITERATIONS_REACHED,

@@ -163,10 +163,25 @@ class ApprovalTests {
 			assertThat(text(answered)).isEqualTo("Alright, I did not refund it.");
 			assertThat(this.tools.calls).isEmpty();
 			assertThat(this.openAi.messages(1)).last()
-				.asString()
-				.contains("declined")
-				.contains("The user declined this action: changed my mind");
+				.isEqualTo("tool: {\"declined\":true,\"message\":\"The user declined this action.\","
+						+ "\"reason\":\"changed my mind\"}");
 		});
+	}
+
+	@Test
+	void whatTheModelIsToldAboutADenialIsANamedReply() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")),
+				Reply.text("Understood."));
+		this.contextRunner
+			.withPropertyValues("mantle.hooks.responses.utter_tool_call_declined=The customer said no; do not retry.")
+			.run((context) -> {
+				String approvalId = (String) turn(context, "Refund order 42").context().get(MantleHooks.APPROVAL_ID);
+				ChatClientResponse answered = turn(context, "No", MantleHooks.deny(approvalId, ""));
+				assertThat(text(answered)).isEqualTo("Understood.");
+				assertThat(this.tools.calls).isEmpty();
+				assertThat(this.openAi.messages(1)).last()
+					.isEqualTo("tool: {\"declined\":true,\"message\":\"The customer said no; do not retry.\"}");
+			});
 	}
 
 	@Test

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 
 import io.mantlehooks.ModelToolCall;
-import io.mantlehooks.ai.tool.ToolArguments;
+import io.mantlehooks.ai.turn.ToolArguments;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClientRequest;

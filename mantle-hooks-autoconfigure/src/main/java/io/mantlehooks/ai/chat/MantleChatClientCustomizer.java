@@ -9,7 +9,7 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.mantlehooks.HookPoint;
-import io.mantlehooks.ai.tool.ToolApprovals;
+import io.mantlehooks.ai.approval.ToolApprovals;
 import io.mantlehooks.ai.tool.ToolBatch;
 import io.mantlehooks.observation.TurnObservationConvention;
 import io.mantlehooks.runtime.HookDefinitionException;

@@ -1,6 +1,6 @@
 package io.mantlehooks.ai.chat;
 
-import io.mantlehooks.ai.tool.StoredBatch;
+import io.mantlehooks.ai.approval.StoredBatch;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClientRequest;

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.mantlehooks.ModelToolCall;
-import io.mantlehooks.ai.tool.ToolArguments;
+import io.mantlehooks.ai.turn.ToolArguments;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClientResponse;

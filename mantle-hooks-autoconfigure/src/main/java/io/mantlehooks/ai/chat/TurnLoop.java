@@ -9,9 +9,10 @@ import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ai.chat.OutgoingTextStage.Reply;
+import io.mantlehooks.ai.approval.ApprovalQuestion;
 import io.mantlehooks.ai.tool.BatchOutcome;
-import io.mantlehooks.ai.tool.StoredBatch;
-import io.mantlehooks.ai.tool.ToolApprovals;
+import io.mantlehooks.ai.approval.StoredBatch;
+import io.mantlehooks.ai.approval.ToolApprovals;
 import io.mantlehooks.ai.tool.ToolBatch;
 import io.mantlehooks.approval.ApprovalCall;
 import io.mantlehooks.ai.turn.Step;
@@ -136,7 +137,7 @@ final class TurnLoop {
 		ChatClientResponse response = new ChatClientResponse(new ChatResponse(List.of(new Generation(batch.output()))),
 				state.request().context());
 		if (!resume.approved()) {
-			return afterBatch(state, round, response, ToolBatch.declined(batch, resume.reason()));
+			return afterBatch(state, round, response, this.tools.declined(batch, resume.reason()));
 		}
 		if (!(state.request().prompt().getOptions() instanceof ToolCallingChatOptions options)) {
 			return afterBatch(state, round, response,

@@ -12,9 +12,12 @@ import io.mantlehooks.PayloadTooDeepException;
 import io.mantlehooks.RetryModel;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.ai.approval.StoredBatch;
+import io.mantlehooks.ai.approval.ToolApprovals;
 import io.mantlehooks.ai.turn.CurrentTurn;
 import io.mantlehooks.ai.turn.HookSteps;
 import io.mantlehooks.ai.turn.Step;
+import io.mantlehooks.ai.turn.ToolArguments;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.ModifyResult;
@@ -31,6 +34,7 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
 import org.springframework.ai.tool.ToolCallback;
+import org.springframework.util.Assert;
 
 /**
  * One tool-call batch of a model response, as {@link Step}s: the preflight (tool-call
@@ -186,24 +190,15 @@ public final class ToolBatch {
 
 	/**
 	 * Return what follows a declined batch: no tool ran; each call's result tells the
-	 * model the user declined.
+	 * model the user declined ({@link ToolApprovals#declined}).
 	 * @param batch the stored batch
 	 * @param reason why the user declined
 	 * @return the history for the next model call
 	 */
-	public static BatchOutcome declined(StoredBatch batch, String reason) {
-		String result = "The user declined this action" + (reason.isBlank() ? "." : ": " + reason);
-		List<ToolResponseMessage.ToolResponse> responses = batch.output()
-			.getToolCalls()
-			.stream()
-			.map((call) -> new ToolResponseMessage.ToolResponse(call.id(), call.name(),
-					ToolArguments.toJson(Map.of("declined", true, "message", result))))
-			.toList();
-		List<Message> next = new ArrayList<>(batch.history().size() + 2);
-		next.addAll(batch.history());
-		next.add(batch.output());
-		next.add(ToolResponseMessage.builder().responses(responses).build());
-		return new BatchOutcome.Next(next);
+	public BatchOutcome declined(StoredBatch batch, String reason) {
+		ToolApprovals approvals = this.approvals;
+		Assert.state(approvals != null, "A batch was declined but approvals are not configured");
+		return new BatchOutcome.Next(approvals.declined(batch, reason));
 	}
 
 	/**

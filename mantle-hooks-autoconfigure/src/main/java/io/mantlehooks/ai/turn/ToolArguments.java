@@ -1,4 +1,4 @@
-package io.mantlehooks.ai.tool;
+package io.mantlehooks.ai.turn;
 
 import java.util.Map;
 
@@ -52,7 +52,7 @@ public final class ToolArguments {
 	 * @return the copy, or {@code null} when it is not JSON-serializable
 	 */
 	@SuppressWarnings("unchecked")
-	static @Nullable Map<String, Object> jsonCopy(Map<String, Object> metadata) {
+	public static @Nullable Map<String, Object> jsonCopy(Map<String, Object> metadata) {
 		if (metadata.isEmpty()) {
 			return Map.of();
 		}

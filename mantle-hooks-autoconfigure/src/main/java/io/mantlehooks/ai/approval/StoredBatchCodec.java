@@ -1,4 +1,4 @@
-package io.mantlehooks.ai.tool;
+package io.mantlehooks.ai.approval;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,7 +20,7 @@ import org.springframework.ai.chat.messages.UserMessage;
  * keep their type, text, tool calls and results, and the metadata values JSON can hold;
  * media attached to user messages is not stored (a warning says so).
  */
-public final class StoredBatchCodec {
+final class StoredBatchCodec {
 
 	private static final Log logger = LogFactory.getLog(StoredBatchCodec.class);
 
@@ -37,7 +37,7 @@ public final class StoredBatchCodec {
 	 * @param batch the batch
 	 * @return its JSON text
 	 */
-	public static String write(StoredBatch batch) {
+	static String write(StoredBatch batch) {
 		Map<String, Object> json = new LinkedHashMap<>();
 		json.put("iteration", batch.iteration());
 		json.put("history", batch.history().stream().map(StoredBatchCodec::message).toList());
@@ -53,7 +53,7 @@ public final class StoredBatchCodec {
 	 * @throws IllegalArgumentException when the text is no stored batch
 	 */
 	@SuppressWarnings("unchecked")
-	public static StoredBatch read(String text) {
+	static StoredBatch read(String text) {
 		try {
 			Map<String, Object> json = JSON.readValue(text, Map.class);
 			List<Message> history = new ArrayList<>();

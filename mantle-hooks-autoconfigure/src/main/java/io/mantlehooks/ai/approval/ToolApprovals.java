@@ -1,22 +1,29 @@
-package io.mantlehooks.ai.tool;
+package io.mantlehooks.ai.approval;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
 import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ai.turn.ToolArguments;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.approval.ApprovalAuthorizer;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.PendingApproval;
 import io.mantlehooks.approval.ToolApprovalPolicy;
+import io.mantlehooks.runtime.HookResponses;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
 import org.springframework.util.Assert;
 
 /**
@@ -43,18 +50,7 @@ public final class ToolApprovals {
 
 	private final boolean decidedBySender;
 
-	/**
-	 * Create the approvals, decided by the sender that paused a batch.
-	 * @param tools the tool names whose calls always need approval
-	 * @param policy decides for other calls, {@code null} for none
-	 * @param store where paused batches wait
-	 * @param ttl how long a paused batch can be approved
-	 * @param clock the clock
-	 */
-	public ToolApprovals(Set<String> tools, @Nullable ToolApprovalPolicy policy, ApprovalStore store, Duration ttl,
-			Clock clock) {
-		this(tools, policy, store, ttl, clock, null, true);
-	}
+	private final HookResponses responses;
 
 	/**
 	 * Create the approvals.
@@ -68,10 +64,12 @@ public final class ToolApprovals {
 	 * @param decidedBySender without an authorizer: whether only the sender that paused a
 	 * batch may decide it ({@code decided-by: sender}), else anyone in its conversation
 	 * ({@code decided-by: conversation})
+	 * @param responses the named replies (what the model is told about a declined batch)
 	 */
 	public ToolApprovals(Set<String> tools, @Nullable ToolApprovalPolicy policy, ApprovalStore store, Duration ttl,
-			Clock clock, @Nullable ApprovalAuthorizer authorizer, boolean decidedBySender) {
+			Clock clock, @Nullable ApprovalAuthorizer authorizer, boolean decidedBySender, HookResponses responses) {
 		Assert.notNull(tools, "'tools' must not be null");
+		Assert.notNull(responses, "'responses' must not be null");
 		Assert.notNull(store, "'store' must not be null");
 		Assert.isTrue(ttl != null && !ttl.isNegative() && !ttl.isZero(), "'ttl' must be positive");
 		Assert.notNull(clock, "'clock' must not be null");
@@ -82,6 +80,7 @@ public final class ToolApprovals {
 		this.clock = clock;
 		this.authorizer = authorizer;
 		this.decidedBySender = decidedBySender;
+		this.responses = responses;
 	}
 
 	/**
@@ -89,7 +88,7 @@ public final class ToolApprovals {
 	 * @param calls the batch's calls as the tool-call hooks left them
 	 * @return the call, {@code null} when the batch may run
 	 */
-	@Nullable ToolCallPayload firstRequiringApproval(List<ToolCallPayload> calls) {
+	public @Nullable ToolCallPayload firstRequiringApproval(List<ToolCallPayload> calls) {
 		for (ToolCallPayload call : calls) {
 			if (requiresApproval(call)) {
 				return call;
@@ -193,6 +192,34 @@ public final class ToolApprovals {
 		}
 		return approval.senderId().equals(turn.senderId()) ? null
 				: "another sender paused it; mantle.hooks.approvals.decided-by=sender";
+	}
+
+	/**
+	 * Return what follows a declined batch: no call ran; each call's result tells the
+	 * model so with the reply {@value HookResponses#TOOL_CALL_DECLINED}, and gives the
+	 * user's reason when there is one.
+	 * @param batch the claimed batch
+	 * @param reason why the user declined, {@code ""} for no reason
+	 * @return the history for the next model call
+	 */
+	public List<Message> declined(StoredBatch batch, String reason) {
+		Map<String, Object> result = new LinkedHashMap<>();
+		result.put("declined", true);
+		result.put("message", this.responses.resolve(null, HookResponses.TOOL_CALL_DECLINED));
+		if (!reason.isBlank()) {
+			result.put("reason", reason);
+		}
+		String text = ToolArguments.toJson(result);
+		List<ToolResponseMessage.ToolResponse> responses = batch.output()
+			.getToolCalls()
+			.stream()
+			.map((call) -> new ToolResponseMessage.ToolResponse(call.id(), call.name(), text))
+			.toList();
+		List<Message> next = new ArrayList<>(batch.history().size() + 2);
+		next.addAll(batch.history());
+		next.add(batch.output());
+		next.add(ToolResponseMessage.builder().responses(responses).build());
+		return next;
 	}
 
 	/**

@@ -1,4 +1,4 @@
-package io.mantlehooks.ai.tool;
+package io.mantlehooks.ai.approval;
 
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.mantlehooks.ai.chat;
+package io.mantlehooks.ai.approval;
 
 import java.util.List;
 import java.util.Map;
@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import io.mantlehooks.ToolCallPayload;
-import io.mantlehooks.ai.tool.ToolArguments;
+import io.mantlehooks.ai.turn.ToolArguments;
 import io.mantlehooks.approval.ApprovalCall;
 import io.mantlehooks.runtime.HookResponses;
 import org.apache.commons.logging.Log;
@@ -22,7 +22,7 @@ import org.apache.commons.logging.LogFactory;
  * {@code {calls}}, the packaged text asks instead (and a WARN says so, once per tool
  * loop).
  */
-final class ApprovalQuestion {
+public final class ApprovalQuestion {
 
 	private static final Log logger = LogFactory.getLog(ApprovalQuestion.class);
 
@@ -39,7 +39,7 @@ final class ApprovalQuestion {
 	 * @param calls every call of the batch, as stored
 	 * @return the question
 	 */
-	String of(String text, ToolCallPayload call, List<ApprovalCall> calls) {
+	public String of(String text, ToolCallPayload call, List<ApprovalCall> calls) {
 		String template = text;
 		if (calls.size() > 1 && !template.contains(CALLS)) {
 			if (this.warned.compareAndSet(false, true)) {
