@@ -13,7 +13,7 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
  * native image, where no class file can be read at startup. Hook methods themselves are
  * registered for reflection through the hook annotations, which are {@code @Reflective}.
  */
-public final class HookAotProcessor implements BeanFactoryInitializationAotProcessor {
+final class HookAotProcessor implements BeanFactoryInitializationAotProcessor {
 
 	@Override
 	public @Nullable BeanFactoryInitializationAotContribution processAheadOfTime(

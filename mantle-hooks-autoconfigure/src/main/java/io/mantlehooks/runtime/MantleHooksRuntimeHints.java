@@ -20,7 +20,7 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
  * serializes payloads, such as the console) and the bytecode check recorded at build
  * time.
  */
-public final class MantleHooksRuntimeHints implements RuntimeHintsRegistrar {
+final class MantleHooksRuntimeHints implements RuntimeHintsRegistrar {
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
