@@ -41,6 +41,16 @@ public record ModelRequestPayload(List<Message> messages, ModelSettings modelSet
 	}
 
 	/**
+	 * Return a copy whose messages are copies too: a message's metadata map is mutable,
+	 * so a hook that changes it must not reach the turn or another hook. The engine hands
+	 * every hook such a copy.
+	 * @return the new payload
+	 */
+	public ModelRequestPayload withCopiedMessages() {
+		return withMessages(MessageCopies.copy(this.messages));
+	}
+
+	/**
 	 * Return a copy with the given settings.
 	 * @param modelSettings the per-call overrides
 	 * @return the new payload

@@ -1,6 +1,5 @@
 package io.mantlehooks.runtime;
 
-import java.util.List;
 import java.util.Map;
 
 import io.mantlehooks.HookPayload;
@@ -11,10 +10,8 @@ import io.mantlehooks.ToolCallPayload;
  * The copies hooks receive, so that nothing a hook does to its argument reaches the turn
  * or another hook. Payload records are deeply immutable already; the exception is the
  * Spring AI messages of a model request, whose metadata maps are mutable, so every hook
- * invocation gets copies of those.
- * <p>
- * The Spring AI types stay inside {@link SpringAiMessages}, which is loaded only when a
- * model-request payload exists, so the runner works without Spring AI on the class path.
+ * invocation gets copies of those ({@link ModelRequestPayload#withCopiedMessages()}: the
+ * runner names no Spring AI type).
  */
 final class PayloadCopies {
 
@@ -27,7 +24,7 @@ final class PayloadCopies {
 	static <P extends HookPayload> P forModifier(P payload) {
 		if (payload instanceof ModelRequestPayload request && !request.messages().isEmpty()) {
 			@SuppressWarnings("unchecked")
-			P copy = (P) request.withMessages(SpringAiMessages.copy(request.messages()));
+			P copy = (P) request.withCopiedMessages();
 			return copy;
 		}
 		return payload;
@@ -42,40 +39,6 @@ final class PayloadCopies {
 			return call.withMetadata(Map.of());
 		}
 		return forModifier(payload);
-	}
-
-	/**
-	 * Copies of Spring AI messages; the only place of the runner that names Spring AI.
-	 */
-	private static final class SpringAiMessages {
-
-		@SuppressWarnings("unchecked")
-		static <M> List<M> copy(List<M> messages) {
-			return (List<M>) ((List<org.springframework.ai.chat.messages.Message>) messages).stream()
-				.map(SpringAiMessages::copy)
-				.toList();
-		}
-
-		private static org.springframework.ai.chat.messages.Message copy(
-				org.springframework.ai.chat.messages.Message message) {
-			if (message instanceof org.springframework.ai.chat.messages.UserMessage user) {
-				return user.copy();
-			}
-			if (message instanceof org.springframework.ai.chat.messages.SystemMessage system) {
-				return system.copy();
-			}
-			if (message instanceof org.springframework.ai.chat.messages.AssistantMessage assistant) {
-				return assistant.copy();
-			}
-			if (message instanceof org.springframework.ai.chat.messages.ToolResponseMessage toolResponse) {
-				return org.springframework.ai.chat.messages.ToolResponseMessage.builder()
-					.responses(toolResponse.getResponses())
-					.metadata(toolResponse.getMetadata())
-					.build();
-			}
-			return message;
-		}
-
 	}
 
 }

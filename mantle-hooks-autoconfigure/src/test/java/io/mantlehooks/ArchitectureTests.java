@@ -1,0 +1,201 @@
+package io.mantlehooks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The architecture as rules: the layering {@code api <- runtime <- ai <- autoconfigure}
+ * (the console sits with the auto-configuration: it reads the api's stores and
+ * observations and is wired by it), no package cycles, no Spring AI in the runtime or in
+ * the api packages that do not adapt it, and the public types of every package as listed
+ * here, so a new public type is a deliberate act. Production classes only: the test kit,
+ * whose sources are compiled into these tests, is not imported.
+ */
+@AnalyzeClasses(packages = "io.mantlehooks",
+		importOptions = { ImportOption.DoNotIncludeTests.class, ArchitectureTests.ProductionOnly.class })
+class ArchitectureTests {
+
+	private static final String[] API = { "io.mantlehooks", "io.mantlehooks.annotation..", "io.mantlehooks.approval..",
+			"io.mantlehooks.transcript..", "io.mantlehooks.observation.." };
+
+	@ArchTest
+	static final ArchRule layersDependOnlyDownwards = layeredArchitecture().consideringOnlyDependenciesInLayers()
+		.layer("api")
+		.definedBy(API)
+		.layer("runtime")
+		.definedBy("io.mantlehooks.runtime..")
+		.layer("ai")
+		.definedBy("io.mantlehooks.ai..")
+		.layer("autoconfigure")
+		.definedBy("io.mantlehooks.autoconfigure..", "io.mantlehooks.console..")
+		.whereLayer("autoconfigure")
+		.mayNotBeAccessedByAnyLayer()
+		.whereLayer("ai")
+		.mayOnlyBeAccessedByLayers("autoconfigure")
+		.whereLayer("runtime")
+		.mayOnlyBeAccessedByLayers("ai", "autoconfigure");
+
+	@ArchTest
+	static final ArchRule packagesAreFreeOfCycles = slices().assignedFrom(new EachPackage()).should().beFreeOfCycles();
+
+	@ArchTest
+	static final ArchRule runtimeUsesNoSpringAi = noClasses().that()
+		.resideInAPackage("io.mantlehooks.runtime..")
+		.should()
+		.dependOnClassesThat()
+		.resideInAPackage("org.springframework.ai..");
+
+	/**
+	 * The api packages other than the root: the root's {@code MantleHooks} hands advisor
+	 * params to Spring AI's {@code ChatClient}, and {@code ApprovalResumer} resumes a
+	 * turn through it, by design.
+	 */
+	@ArchTest
+	static final ArchRule apiUsesNoSpringAiBeyondItsEntryPoints = noClasses().that()
+		.resideInAnyPackage("io.mantlehooks.annotation..", "io.mantlehooks.transcript..",
+				"io.mantlehooks.observation..")
+		.should()
+		.dependOnClassesThat()
+		.resideInAPackage("org.springframework.ai..");
+
+	/**
+	 * Every package's public top-level types. Internal packages ({@code runtime},
+	 * {@code ai.*}, {@code console}) are public only where another package of the library
+	 * uses them; see their {@code package-info}.
+	 */
+	static final Map<String, List<String>> PUBLIC_TYPES = Map.ofEntries(
+			Map.entry("io.mantlehooks", List.of("Channel", "HookPayload", "HookPoint", "HookRejection", "HookSignal",
+					"IncomingMessagePayload", "KnowledgeQueryPayload", "KnowledgeResultsPayload", "MantleHooks",
+					"ModelRequestPayload", "ModelResponsePayload", "ModelSettings", "ModelToolCall",
+					"OutgoingTextPayload", "Passage", "PayloadTooDeepException", "RetryModel", "ToolCallPayload",
+					"ToolResultPayload", "TurnFinishedPayload", "TurnStartedPayload", "TurnStatus")),
+			Map.entry("io.mantlehooks.annotation",
+					List.of("ModifyIncomingMessage", "ModifyKnowledgeQuery", "ModifyKnowledgeResults",
+							"ModifyModelRequest", "ModifyModelResponse", "ModifyOutgoingText", "ModifyToolCall",
+							"ModifyToolResult", "OnIncomingMessage", "OnKnowledgeQuery", "OnKnowledgeResults",
+							"OnModelRequest", "OnModelResponse", "OnOutgoingText", "OnToolCall", "OnToolResult",
+							"OnTurnFinished", "OnTurnStarted")),
+			Map.entry("io.mantlehooks.approval",
+					List.of("ApprovalAuthorizer", "ApprovalCall", "ApprovalResumer", "ApprovalStore",
+							"InMemoryApprovalStore", "JdbcApprovalStore", "PendingApproval", "ToolApprovalPolicy")),
+			Map.entry("io.mantlehooks.transcript",
+					List.of("InMemoryTranscriptStore", "JdbcTranscriptStore", "TranscriptEntry", "TranscriptRole",
+							"TranscriptStore")),
+			Map.entry("io.mantlehooks.observation",
+					List.of("DefaultHookObservationConvention", "DefaultTurnObservationConvention",
+							"HookObservationContext", "HookObservationConvention", "HookObservationDocumentation",
+							"TurnObservationContext", "TurnObservationConvention", "TurnObservationDocumentation")),
+			Map.entry("io.mantlehooks.runtime",
+					List.of("CallerContext", "CircuitBreakerSettings", "HookDefinitionException", "HookFailure",
+							"HookGuards", "HookLane", "HookMethod", "HookMethodProcessor", "HookOutcome", "HookProblem",
+							"HookRegistry", "HookResponses", "HookRunner", "HookScope", "HookTimeouts", "ModifyResult",
+							"TimeoutSource", "VirtualHookExecutor")),
+			Map.entry("io.mantlehooks.ai.approval", List.of("ApprovalQuestion", "StoredBatch", "ToolApprovals")),
+			Map.entry("io.mantlehooks.ai.chat",
+					List.of("MantleChatClientCustomizer", "MantleModelCallAdvisor", "MantleToolLoopAdvisor",
+							"MantleTurnAdvisor")),
+			Map.entry("io.mantlehooks.ai.knowledge", List.of("KnowledgeBeanPostProcessor")),
+			Map.entry("io.mantlehooks.ai.model",
+					List.of("ChatModelBeanPostProcessor", "UnhookedCallCoverageCheck", "UnhookedCallDetector",
+							"UnhookedCallObservationHandler", "UnhookedCallPolicy", "UnhookedModelCallException")),
+			Map.entry("io.mantlehooks.ai.tool", List.of("BatchOutcome", "MantleMcpMetaConverter", "ToolBatch")),
+			Map.entry("io.mantlehooks.ai.turn",
+					List.of("CurrentTurn", "CurrentTurnPropagation", "HookSteps", "Step", "Steps", "ToolArguments",
+							"Turn", "TurnCancelledException")),
+			Map.entry("io.mantlehooks.autoconfigure",
+					List.of("MantleHooksAutoConfiguration", "MantleHooksChatClientAutoConfiguration",
+							"MantleHooksConsoleAutoConfiguration", "MantleHooksConsoleManagementContextConfiguration",
+							"MantleHooksDecisionsManagementContextConfiguration", "MantleHooksEndpoint",
+							"MantleHooksEndpointAutoConfiguration", "MantleHooksMetricsAutoConfiguration",
+							"MantleHooksProperties", "MantleHooksStoresAutoConfiguration")),
+			Map.entry("io.mantlehooks.console",
+					List.of("ConsolePage", "RecordedHook", "RecordedTurn", "TurnConsole", "TurnRecorder")));
+
+	@ArchTest
+	static void publicTypesAreTheListedOnes(JavaClasses classes) {
+		Map<String, Set<String>> actual = new TreeMap<>();
+		for (JavaClass type : classes) {
+			if (type.isTopLevelClass() && type.getModifiers().contains(JavaModifier.PUBLIC)) {
+				actual.computeIfAbsent(type.getPackageName(), (name) -> new TreeSet<>()).add(type.getSimpleName());
+			}
+		}
+		Set<String> packages = new TreeSet<>(actual.keySet());
+		packages.addAll(PUBLIC_TYPES.keySet());
+		List<String> problems = new ArrayList<>();
+		for (String name : packages) {
+			Set<String> found = actual.getOrDefault(name, Set.of());
+			Set<String> listed = new TreeSet<>(PUBLIC_TYPES.getOrDefault(name, List.of()));
+			Set<String> unexpected = new TreeSet<>(found);
+			unexpected.removeAll(listed);
+			Set<String> missing = new TreeSet<>(listed);
+			missing.removeAll(found);
+			if (!unexpected.isEmpty()) {
+				problems.add(name + ": public but not listed " + unexpected);
+			}
+			if (!missing.isEmpty()) {
+				problems.add(name + ": listed but not public (or gone) " + missing);
+			}
+		}
+		assertThat(problems)
+			.as("public types that differ from ArchitectureTests.PUBLIC_TYPES; actual:%n%s",
+					actual.entrySet()
+						.stream()
+						.map((entry) -> entry.getKey() + " " + entry.getValue())
+						.collect(Collectors.joining(System.lineSeparator())))
+			.isEmpty();
+	}
+
+	/**
+	 * Each package is its own slice, so a cycle between two {@code ai} packages counts as
+	 * much as one between layers.
+	 */
+	static final class EachPackage implements SliceAssignment {
+
+		@Override
+		public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+			return javaClass.getPackageName().startsWith("io.mantlehooks")
+					? SliceIdentifier.of(javaClass.getPackageName()) : SliceIdentifier.ignore();
+		}
+
+		@Override
+		public String getDescription() {
+			return "each package of io.mantlehooks";
+		}
+
+	}
+
+	/**
+	 * Leaves out the test kit ({@code io.mantlehooks.test}), compiled into these tests
+	 * from its module's sources.
+	 */
+	static final class ProductionOnly implements ImportOption {
+
+		@Override
+		public boolean includes(Location location) {
+			return !location.contains("/io/mantlehooks/test/");
+		}
+
+	}
+
+}
