@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPayload;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.publisher.Mono;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
@@ -54,8 +56,9 @@ class HookModelCallTests {
 		// observations
 		.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
 		.withPropertyValues("mantle.hooks.timeouts.modify=30s")
-		.withBean("judge", Judge.class)
 		.withBean("watch", Watch.class);
+
+	private final ApplicationContextRunner withJudge = this.contextRunner.withBean("judge", Judge.class);
 
 	@AfterEach
 	void stopServer() {
@@ -67,7 +70,7 @@ class HookModelCallTests {
 	void aJudgeAtModelResponseAsksTheModelWithinTheTurn(String driver) {
 		// the assistant's draft, then the judge's verdict
 		this.openAi.reply(Reply.text("Your refund is on its way."), Reply.text("SAFE"));
-		this.contextRunner.run((context) -> {
+		this.withJudge.run((context) -> {
 			ChatClientResponse response = turn(context, driver, "Where is my refund?");
 			assertThat(text(response)).isEqualTo("Your refund is on its way. [judged SAFE]");
 			Judge judge = context.getBean(Judge.class);
@@ -90,10 +93,27 @@ class HookModelCallTests {
 		});
 	}
 
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "call", "stream" })
+	void anAsynchronousJudgeThatStreamsItsVerdictAsksWithinTheTurn(String driver) {
+		this.openAi.reply(Reply.text("Your refund is on its way."), Reply.text("SAFE"));
+		this.contextRunner.withBean("judge", AsyncJudge.class).run((context) -> {
+			ChatClientResponse response = turn(context, driver, "Where is my refund?");
+			assertThat(text(response)).isEqualTo("Your refund is on its way. [judged SAFE]");
+			assertThat(context.getBean(AsyncJudge.class).judged).containsExactly("Your refund is on its way.");
+			Watch watch = context.getBean(Watch.class);
+			await().atMost(Duration.ofSeconds(30)).until(() -> watch.requests.size() == 2);
+			assertThat(watch.requests).extracting(HookPayload::senderId).containsExactly("user-7", "user-7");
+			await().during(Duration.ofMillis(300))
+				.atMost(Duration.ofSeconds(30))
+				.until(() -> watch.started.size() == 1 && watch.incoming.size() == 1);
+		});
+	}
+
 	@Test
 	void aJudgeWithAHandBuiltClientIsNotRefusedWhenUnhookedCallsFail(CapturedOutput output) {
 		this.openAi.reply(Reply.text("Your refund is on its way."), Reply.text("SAFE"));
-		this.contextRunner.withPropertyValues("mantle.hooks.unhooked-calls=fail").run((context) -> {
+		this.withJudge.withPropertyValues("mantle.hooks.unhooked-calls=fail").run((context) -> {
 			context.getBean(Judge.class).handBuilt = true;
 			ChatClientResponse response = turn(context, "call", "Where is my refund?");
 			assertThat(text(response)).isEqualTo("Your refund is on its way. [judged SAFE]");
@@ -167,6 +187,35 @@ class HookModelCallTests {
 					: this.builder.getObject().build();
 			String verdict = client.prompt().user("Judge this reply: " + response.text()).call().content();
 			return response.withText(response.text() + " [judged " + verdict + "]");
+		}
+
+	}
+
+	/**
+	 * The judge as an asynchronous hook: it returns a {@code Mono} that streams the
+	 * verdict.
+	 */
+	static class AsyncJudge {
+
+		final List<String> judged = new CopyOnWriteArrayList<>();
+
+		private final ObjectProvider<ChatClient.Builder> builder;
+
+		AsyncJudge(ObjectProvider<ChatClient.Builder> builder) {
+			this.builder = builder;
+		}
+
+		@ModifyModelResponse
+		Mono<ModelResponsePayload> judge(ModelResponsePayload response) {
+			this.judged.add(String.valueOf(response.text()));
+			return this.builder.getObject()
+				.build()
+				.prompt()
+				.user("Judge this reply: " + response.text())
+				.stream()
+				.content()
+				.collect(Collectors.joining())
+				.map((verdict) -> response.withText(response.text() + " [judged " + verdict + "]"));
 		}
 
 	}
