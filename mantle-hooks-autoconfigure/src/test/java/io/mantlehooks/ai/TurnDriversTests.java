@@ -125,8 +125,19 @@ class TurnDriversTests {
 		});
 		assertThat(plainUsage).containsExactly(15, 15);
 		this.openAi.clear();
-		this.openAi.reply(Reply.text("Hooked."));
+		this.openAi.reply(Reply.text("Hooked."), Reply.text("Audited."));
 		this.hooked.run((context) -> assertThat(stream(context, "h-stream", "Hi").usage()).isEqualTo(15));
+		// an application whose only hook is an audit observer of the model's responses
+		this.plain.withBean(AuditOnly.class)
+			.run((context) -> assertThat(stream(context, "a-stream", "Hi").usage()).isEqualTo(15));
+	}
+
+	static class AuditOnly {
+
+		@OnModelResponse
+		void audit(ModelResponsePayload response) {
+		}
+
 	}
 
 	private void assertSame(AssertableApplicationContext context, Seen called, Seen streamed) {
