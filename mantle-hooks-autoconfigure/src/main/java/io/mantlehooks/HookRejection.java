@@ -3,6 +3,7 @@ package io.mantlehooks;
 import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.Assert;
 
 /**

@@ -63,7 +63,8 @@ public record ToolCallPayload(String toolName, Map<String, Object> arguments, Ma
 
 	/**
 	 * Return a copy with the given MCP metadata.
-	 * @param metadata JSON-serializable metadata for the MCP {@code _meta} of this call
+	 * @param metadata the JSON-serializable metadata for the MCP {@code _meta} of this
+	 * call
 	 * @return the new payload
 	 */
 	public ToolCallPayload withMetadata(Map<String, Object> metadata) {

@@ -16,12 +16,12 @@ import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
+import com.tngtech.archunit.library.Architectures;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
 
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
-import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
-import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -34,13 +34,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @AnalyzeClasses(packages = "io.mantlehooks",
 		importOptions = { ImportOption.DoNotIncludeTests.class, ArchitectureTests.ProductionOnly.class })
-class ArchitectureTests {
+final class ArchitectureTests {
+
+	private ArchitectureTests() {
+	}
 
 	private static final String[] API = { "io.mantlehooks", "io.mantlehooks.annotation..", "io.mantlehooks.approval..",
 			"io.mantlehooks.transcript..", "io.mantlehooks.observation.." };
 
 	@ArchTest
-	static final ArchRule layersDependOnlyDownwards = layeredArchitecture().consideringOnlyDependenciesInLayers()
+	static final ArchRule layersDependOnlyDownwards = Architectures.layeredArchitecture()
+		.consideringOnlyDependenciesInLayers()
 		.layer("api")
 		.definedBy(API)
 		.layer("runtime")
@@ -57,10 +61,14 @@ class ArchitectureTests {
 		.mayOnlyBeAccessedByLayers("ai", "autoconfigure");
 
 	@ArchTest
-	static final ArchRule packagesAreFreeOfCycles = slices().assignedFrom(new EachPackage()).should().beFreeOfCycles();
+	static final ArchRule packagesAreFreeOfCycles = SlicesRuleDefinition.slices()
+		.assignedFrom(new EachPackage())
+		.should()
+		.beFreeOfCycles();
 
 	@ArchTest
-	static final ArchRule runtimeUsesNoSpringAi = noClasses().that()
+	static final ArchRule runtimeUsesNoSpringAi = ArchRuleDefinition.noClasses()
+		.that()
 		.resideInAPackage("io.mantlehooks.runtime..")
 		.should()
 		.dependOnClassesThat()
@@ -72,7 +80,8 @@ class ArchitectureTests {
 	 * turn through it, by design.
 	 */
 	@ArchTest
-	static final ArchRule apiUsesNoSpringAiBeyondItsEntryPoints = noClasses().that()
+	static final ArchRule apiUsesNoSpringAiBeyondItsEntryPoints = ArchRuleDefinition.noClasses()
+		.that()
 		.resideInAnyPackage("io.mantlehooks.annotation..", "io.mantlehooks.transcript..",
 				"io.mantlehooks.observation..")
 		.should()

@@ -10,7 +10,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.mantlehooks.observation.HookObservationConvention;
 import io.mantlehooks.runtime.CircuitBreakerSettings;
-
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookGuards;
 import io.mantlehooks.runtime.HookMethodProcessor;
@@ -30,11 +29,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.system.JavaVersion;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.MessageSource;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.AsyncTaskExecutor;
-
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 /**

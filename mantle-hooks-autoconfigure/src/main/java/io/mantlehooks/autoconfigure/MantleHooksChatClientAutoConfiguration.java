@@ -3,6 +3,7 @@ package io.mantlehooks.autoconfigure;
 import java.time.Clock;
 import java.util.Set;
 
+import io.mantlehooks.ai.approval.ToolApprovals;
 import io.mantlehooks.ai.chat.MantleChatClientCustomizer;
 import io.mantlehooks.ai.knowledge.KnowledgeBeanPostProcessor;
 import io.mantlehooks.ai.model.ChatModelBeanPostProcessor;
@@ -10,7 +11,6 @@ import io.mantlehooks.ai.model.UnhookedCallCoverageCheck;
 import io.mantlehooks.ai.model.UnhookedCallDetector;
 import io.mantlehooks.ai.model.UnhookedCallObservationHandler;
 import io.mantlehooks.ai.tool.MantleMcpMetaConverter;
-import io.mantlehooks.ai.approval.ToolApprovals;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.approval.ApprovalAuthorizer;
 import io.mantlehooks.approval.ApprovalStore;

@@ -1,6 +1,5 @@
 package io.mantlehooks.autoconfigure;
 
-import io.mantlehooks.console.ConsolePage;
 import io.mantlehooks.console.TurnConsole;
 
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;

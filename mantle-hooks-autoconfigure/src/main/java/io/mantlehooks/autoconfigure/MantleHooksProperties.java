@@ -2,9 +2,9 @@ package io.mantlehooks.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.mantlehooks.HookPoint;

@@ -264,6 +264,14 @@ final class HookInvocation implements Runnable {
 		}
 	}
 
+	static Throwable unwrap(Throwable ex) {
+		Throwable current = ex;
+		while (current instanceof CompletionException && current.getCause() != null) {
+			current = current.getCause();
+		}
+		return current;
+	}
+
 	/**
 	 * An asynchronous hook returned {@code null} instead of its stage or {@code Mono}.
 	 */
@@ -275,14 +283,6 @@ final class HookInvocation implements Runnable {
 			super("null instead of a " + hook.style().returnTypeName(), null, false, false);
 		}
 
-	}
-
-	static Throwable unwrap(Throwable ex) {
-		Throwable current = ex;
-		while (current instanceof CompletionException && current.getCause() != null) {
-			current = current.getCause();
-		}
-		return current;
 	}
 
 }

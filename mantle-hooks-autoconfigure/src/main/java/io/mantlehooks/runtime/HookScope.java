@@ -186,6 +186,11 @@ public final class HookScope {
 		});
 	}
 
+	@Override
+	public String toString() {
+		return "HookScope[turnId=" + this.turnId + "]";
+	}
+
 	/**
 	 * What a hook's thread makes current while the hook runs, for code the hook calls
 	 * without being handed the turn (a {@code ChatClient} call from a hook).
@@ -210,11 +215,6 @@ public final class HookScope {
 
 		}
 
-	}
-
-	@Override
-	public String toString() {
-		return "HookScope[turnId=" + this.turnId + "]";
 	}
 
 }

@@ -126,15 +126,6 @@ public final class HookTimeouts {
 	}
 
 	/**
-	 * A hook's timeout and where it came from.
-	 *
-	 * @param timeout the timeout
-	 * @param source where it came from
-	 */
-	record Resolved(Duration timeout, TimeoutSource source) {
-	}
-
-	/**
 	 * Return the configured per-hook keys that match none of the given hooks.
 	 * @param hookNames the names of the discovered hooks
 	 * @return the unmatched keys, as configured
@@ -147,6 +138,15 @@ public final class HookTimeouts {
 			.filter((entry) -> !known.contains(entry.getKey()))
 			.map(Map.Entry::getValue)
 			.toList();
+	}
+
+	/**
+	 * A hook's timeout and where it came from.
+	 *
+	 * @param timeout the timeout
+	 * @param source where it came from
+	 */
+	record Resolved(Duration timeout, TimeoutSource source) {
 	}
 
 }

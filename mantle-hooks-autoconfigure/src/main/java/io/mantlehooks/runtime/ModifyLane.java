@@ -7,7 +7,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;

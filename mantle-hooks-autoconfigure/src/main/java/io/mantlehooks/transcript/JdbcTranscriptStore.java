@@ -85,6 +85,8 @@ public final class JdbcTranscriptStore implements TranscriptStore {
 	 * with U+0001, and in the rest U+0001 then {@code 0} stands for U+0000, U+0001 then
 	 * {@code 1} for U+0001. Text without U+0000 that does not start with U+0001 (all text
 	 * in practice) is stored as it is, readable with SQL.
+	 * @param text the text to store
+	 * @return the text as stored
 	 */
 	static String encode(String text) {
 		if (text.indexOf(NUL) < 0 && (text.isEmpty() || text.charAt(0) != ESCAPE)) {
@@ -104,7 +106,9 @@ public final class JdbcTranscriptStore implements TranscriptStore {
 	}
 
 	/**
-	 * The text {@link #encode} was given.
+	 * Return the text {@link #encode} was given.
+	 * @param stored the text as stored
+	 * @return the original text
 	 */
 	static String decode(String stored) {
 		if (stored.isEmpty() || stored.charAt(0) != ESCAPE) {

@@ -197,16 +197,16 @@ class HostileInputTests {
 		}
 	}
 
+	private static ChatClientResponse lookUpA1(AssertableApplicationContext context, BatchTools tools) {
+		return ChatTestSupport.chatClient(context).prompt().user("Look up A1").tools(tools).call().chatClientResponse();
+	}
+
 	static class ResultHook {
 
 		@OnToolResult
 		void audit(ToolResultPayload result) {
 		}
 
-	}
-
-	private static ChatClientResponse lookUpA1(AssertableApplicationContext context, BatchTools tools) {
-		return ChatTestSupport.chatClient(context).prompt().user("Look up A1").tools(tools).call().chatClientResponse();
 	}
 
 	static class BadSettingsHook {

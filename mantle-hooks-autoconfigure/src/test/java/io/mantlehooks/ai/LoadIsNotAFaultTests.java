@@ -215,7 +215,7 @@ class LoadIsNotAFaultTests {
 		 * The user's text of every prompt, in arrival order (a method: the bean may be a
 		 * proxy of this class, whose own fields are empty).
 		 */
-		public Queue<String> userTexts() {
+		Queue<String> userTexts() {
 			return this.userTexts;
 		}
 
@@ -244,8 +244,9 @@ class LoadIsNotAFaultTests {
 			return Flux.defer(() -> {
 				ChatResponse response = answer(prompt);
 				String text = response.getResult().getOutput().getText();
-				Flux<ChatResponse> chunks = (text == null) ? Flux.just(response)
-						: Flux.fromArray(text.split("(?<= )")).map((word) -> reply(word, List.of(), null));
+				Flux<ChatResponse> chunks = (text != null)
+						? Flux.fromArray(text.split("(?<= )")).map((word) -> reply(word, List.of(), null))
+						: Flux.just(response);
 				return Mono.fromFuture(this.together)
 					.timeout(Duration.ofSeconds(10))
 					.onErrorResume((ex) -> Mono.empty())

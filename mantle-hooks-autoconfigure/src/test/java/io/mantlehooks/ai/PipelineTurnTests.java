@@ -9,12 +9,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.mantlehooks.Stalls;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.Stalls;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.annotation.ModifyIncomingMessage;

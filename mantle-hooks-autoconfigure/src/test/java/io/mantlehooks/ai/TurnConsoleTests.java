@@ -11,9 +11,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import io.mantlehooks.IncomingMessagePayload;
-import io.mantlehooks.Stalls;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.Stalls;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.WipeTools;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
@@ -350,6 +350,26 @@ class TurnConsoleTests {
 			.chatClientResponse();
 	}
 
+	/**
+	 * A turn that pauses: the scripted model asks for {@code wipe}, which needs approval.
+	 */
+	private static ChatClientResponse askToWipe(AssertableApplicationContext context) {
+		return askToWipe(context, (spec) -> {
+		});
+	}
+
+	private static ChatClientResponse askToWipe(AssertableApplicationContext context,
+			java.util.function.Consumer<ChatClient.AdvisorSpec> advisors) {
+		return context.getBean(ChatClient.Builder.class)
+			.build()
+			.prompt()
+			.user("wipe it")
+			.tools(new WipeTools())
+			.advisors(advisors)
+			.call()
+			.chatClientResponse();
+	}
+
 	static class ConsoleHooks {
 
 		@ModifyIncomingMessage
@@ -370,26 +390,6 @@ class TurnConsoleTests {
 			Stalls.parkIgnoringInterrupts(400);
 		}
 
-	}
-
-	/**
-	 * A turn that pauses: the scripted model asks for {@code wipe}, which needs approval.
-	 */
-	private static ChatClientResponse askToWipe(AssertableApplicationContext context) {
-		return askToWipe(context, (spec) -> {
-		});
-	}
-
-	private static ChatClientResponse askToWipe(AssertableApplicationContext context,
-			java.util.function.Consumer<ChatClient.AdvisorSpec> advisors) {
-		return context.getBean(ChatClient.Builder.class)
-			.build()
-			.prompt()
-			.user("wipe it")
-			.tools(new WipeTools())
-			.advisors(advisors)
-			.call()
-			.chatClientResponse();
 	}
 
 	static class ArchiveTools {

@@ -132,14 +132,6 @@ class TurnDriversTests {
 			.run((context) -> assertThat(stream(context, "a-stream", "Hi").usage()).isEqualTo(15));
 	}
 
-	static class AuditOnly {
-
-		@OnModelResponse
-		void audit(ModelResponsePayload response) {
-		}
-
-	}
-
 	private void assertSame(AssertableApplicationContext context, Seen called, Seen streamed) {
 		assertThat(streamed.text()).isEqualTo(called.text());
 		assertThat(streamed.usage()).isEqualTo(called.usage());
@@ -236,6 +228,14 @@ class TurnDriversTests {
 		ObservationRegistry registry = ObservationRegistry.create();
 		registry.observationConfig().observationHandler(TurnOutcomes.INSTANCE);
 		return registry;
+	}
+
+	static class AuditOnly {
+
+		@OnModelResponse
+		void audit(ModelResponsePayload response) {
+		}
+
 	}
 
 	record Seen(@Nullable String text, Map<String, @Nullable Object> context, @Nullable Integer usage) {

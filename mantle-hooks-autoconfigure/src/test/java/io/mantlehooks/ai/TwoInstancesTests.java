@@ -36,7 +36,6 @@ import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
-
 import static org.hamcrest.Matchers.hasSize;
 
 /**

@@ -1,7 +1,5 @@
 package io.mantlehooks.ai;
 
-import java.util.List;
-
 import io.mantlehooks.ai.model.UnhookedModelCallException;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;

@@ -13,12 +13,12 @@ import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookRunner;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.ai.vectorstore.SimpleVectorStore;
 import org.springframework.aot.generate.DefaultGenerationContext;
 import org.springframework.aot.generate.GeneratedFiles;
 import org.springframework.aot.generate.InMemoryGeneratedFiles;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
-import org.springframework.ai.vectorstore.SimpleVectorStore;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.aot.AotProcessingException;
 import org.springframework.beans.factory.support.StaticListableBeanFactory;

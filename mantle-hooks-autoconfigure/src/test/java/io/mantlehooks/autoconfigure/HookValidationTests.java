@@ -662,7 +662,7 @@ class HookValidationTests {
 	static class ProxiedHooks {
 
 		@ModifyOutgoingText
-		public OutgoingTextPayload shout(OutgoingTextPayload text) {
+		OutgoingTextPayload shout(OutgoingTextPayload text) {
 			return text.withText(text.text().toUpperCase());
 		}
 

@@ -316,7 +316,7 @@ class OperationsTests {
 		final CountDownLatch release = new CountDownLatch(1);
 
 		@ModifyIncomingMessage
-		public IncomingMessagePayload screen(IncomingMessagePayload message) {
+		IncomingMessagePayload screen(IncomingMessagePayload message) {
 			if (message.text().contains("spam")) {
 				throw new HookRejection("spam", "utter_message_rejected");
 			}
@@ -324,7 +324,7 @@ class OperationsTests {
 		}
 
 		@ModifyModelRequest
-		public ModelRequestPayload failRequest(ModelRequestPayload request) {
+		ModelRequestPayload failRequest(ModelRequestPayload request) {
 			if (request.messages().toString().contains("crash")) {
 				throw new IllegalStateException("guard store down");
 			}
@@ -332,7 +332,7 @@ class OperationsTests {
 		}
 
 		@OnModelRequest(timeoutMs = 300)
-		public void audit(ModelRequestPayload request) {
+		void audit(ModelRequestPayload request) {
 			if (request.messages().toString().contains("hold the audit") && this.holding.getCount() > 0) {
 				this.holding.countDown();
 				// hung: ignores the interrupt of its timeout until the test releases it
@@ -341,12 +341,12 @@ class OperationsTests {
 		}
 
 		@ModifyModelResponse
-		public ModelResponsePayload keepResponse(ModelResponsePayload response) {
+		ModelResponsePayload keepResponse(ModelResponsePayload response) {
 			return response;
 		}
 
 		@ModifyOutgoingText(timeoutMs = 200)
-		public OutgoingTextPayload slowReply(OutgoingTextPayload outgoing) throws InterruptedException {
+		OutgoingTextPayload slowReply(OutgoingTextPayload outgoing) throws InterruptedException {
 			if (outgoing.text().contains("slow")) {
 				Thread.sleep(5_000);
 			}

@@ -10,9 +10,9 @@ import org.assertj.core.api.AbstractAssert;
 import org.jspecify.annotations.Nullable;
 
 /**
- * AssertJ assertions for what {@link HookTester#run} returns (needs
+ * AssertJ assertions for what {@link HookTester#run} returns. They need
  * {@code org.assertj:assertj-core} on the test class path, as Spring Boot's test starter
- * has it):
+ * has it:
  *
  * <pre class="code">
  * assertThat(hooks.run(TestPayloads.incomingMessage("Buy crypto!").build()))

@@ -318,6 +318,7 @@ public final class LoopbackOpenAiServer implements AutoCloseable {
 		/**
 		 * The reply as stream chunks: the text word by word, then each tool call, then
 		 * the finish chunk and a usage chunk.
+		 * @return the chunks, in order
 		 */
 		List<Map<String, Object>> chunks() {
 			List<Map<String, Object>> chunks = new ArrayList<>();

@@ -115,6 +115,10 @@ class ChatController {
 
 	/**
 	 * The visitor's turn in a conversation that is theirs (or new, and now theirs).
+	 * @param conversationId the conversation the request names
+	 * @param session the visitor's session
+	 * @param channel the channel's name
+	 * @return the conversation and the visitor
 	 */
 	private Conversation conversation(@Nullable String conversationId, HttpSession session, String channel) {
 		requireId("conversationId", conversationId);

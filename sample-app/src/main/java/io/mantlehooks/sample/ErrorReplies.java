@@ -47,6 +47,8 @@ class ErrorReplies {
 	 * A body that is not JSON ({@code Content-Type: text/plain}, a form, ...) is the
 	 * client's mistake, not a failure of ours: 415 with the types the API reads in
 	 * {@code Accept}, nothing logged.
+	 * @param ex what Spring MVC rejected
+	 * @return the 415 problem
 	 */
 	@ExceptionHandler(HttpMediaTypeNotSupportedException.class)
 	ResponseEntity<ProblemDetail> notJson(HttpMediaTypeNotSupportedException ex) {

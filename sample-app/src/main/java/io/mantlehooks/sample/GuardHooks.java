@@ -37,6 +37,8 @@ public class GuardHooks {
 
 	/**
 	 * Veto: the shop's assistant does not discuss crypto or spam.
+	 * @param message the user's message
+	 * @return the message, unchanged when it passes
 	 */
 	@ModifyIncomingMessage
 	public IncomingMessagePayload vetoSalesPitches(IncomingMessagePayload message) {
@@ -49,6 +51,8 @@ public class GuardHooks {
 
 	/**
 	 * PII redaction: the model never sees card numbers or email addresses the user typed.
+	 * @param request the request about to be sent
+	 * @return the request with redacted messages
 	 */
 	@ModifyModelRequest
 	public ModelRequestPayload redactPersonalData(ModelRequestPayload request) {
@@ -57,6 +61,8 @@ public class GuardHooks {
 
 	/**
 	 * Grounding: a guessed answer goes back to the model with a note.
+	 * @param response the model's response
+	 * @return the response, when it is no guess
 	 */
 	@ModifyModelResponse
 	public ModelResponsePayload rejectGuesses(ModelResponsePayload response) {
@@ -69,6 +75,8 @@ public class GuardHooks {
 
 	/**
 	 * House style: amounts as {@code €30.00}, not {@code 30.00 EUR}.
+	 * @param text the reply about to be sent
+	 * @return the reply in house style
 	 */
 	@ModifyOutgoingText
 	public OutgoingTextPayload houseStyle(OutgoingTextPayload text) {

@@ -18,6 +18,8 @@ public class KnowledgeGuards {
 
 	/**
 	 * Query rewrite: "parcel" and "package" mean shipping, "send back" means return.
+	 * @param query the search about to run
+	 * @return the search in the shop's words
 	 */
 	@ModifyKnowledgeQuery
 	public KnowledgeQueryPayload useShopWords(KnowledgeQueryPayload query) {
@@ -31,6 +33,8 @@ public class KnowledgeGuards {
 
 	/**
 	 * Results filter: passages from internal documents are dropped.
+	 * @param results what the search found
+	 * @return the results without internal passages
 	 */
 	@ModifyKnowledgeResults
 	public KnowledgeResultsPayload dropInternal(KnowledgeResultsPayload results) {

@@ -28,6 +28,8 @@ public class ToolGuards {
 	/**
 	 * Rewrite the order id to the shop's form, and block a refund above the limit: no
 	 * tool of the batch runs and the model is told why.
+	 * @param call the tool call the model asked for
+	 * @return the call, its order id in the shop's form
 	 */
 	@ModifyToolCall
 	public ToolCallPayload preflight(ToolCallPayload call) {
@@ -50,6 +52,8 @@ public class ToolGuards {
 
 	/**
 	 * Redact email addresses from what tools return.
+	 * @param result what the tool returned
+	 * @return the result without email addresses
 	 */
 	@ModifyToolResult
 	public ToolResultPayload redactEmails(ToolResultPayload result) {

@@ -5,10 +5,10 @@ import java.util.Map;
 import java.util.Objects;
 
 import io.mantlehooks.MantleHooks;
-import io.mantlehooks.ai.chat.IncomingMessageStage.Start;
 import io.mantlehooks.ai.approval.StoredBatch;
 import io.mantlehooks.ai.approval.ToolApprovals;
 import io.mantlehooks.ai.approval.ToolApprovals.Claim;
+import io.mantlehooks.ai.chat.IncomingMessageStage.Start;
 import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.HookResponses;

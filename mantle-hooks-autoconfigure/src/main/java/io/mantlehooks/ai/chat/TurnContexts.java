@@ -74,6 +74,19 @@ final class TurnContexts {
 	}
 
 	/**
+	 * Return the response with an outcome, unless it already carries one.
+	 */
+	static ChatClientResponse withOutcome(ChatClientResponse response, @Nullable Outcome outcome) {
+		if (outcome == null || response.context().containsKey(MantleHooks.OUTCOME)) {
+			return response;
+		}
+		Map<String, @Nullable Object> context = new HashMap<>(response.context());
+		context.put(MantleHooks.OUTCOME, outcome.value());
+		context.put(MantleHooks.REASON, outcome.reason());
+		return new ChatClientResponse(response.chatResponse(), context);
+	}
+
+	/**
 	 * The caller's context for each chunk of one streamed turn. The chunks of a stream
 	 * carry equal contexts (each a copy of the request's), so the caller's copy is made
 	 * once and again only when a chunk's context differs.
@@ -104,19 +117,6 @@ final class TurnContexts {
 			return new ChatClientResponse(chunk.chatResponse(), current);
 		}
 
-	}
-
-	/**
-	 * Return the response with an outcome, unless it already carries one.
-	 */
-	static ChatClientResponse withOutcome(ChatClientResponse response, @Nullable Outcome outcome) {
-		if (outcome == null || response.context().containsKey(MantleHooks.OUTCOME)) {
-			return response;
-		}
-		Map<String, @Nullable Object> context = new HashMap<>(response.context());
-		context.put(MantleHooks.OUTCOME, outcome.value());
-		context.put(MantleHooks.REASON, outcome.reason());
-		return new ChatClientResponse(response.chatResponse(), context);
 	}
 
 }
