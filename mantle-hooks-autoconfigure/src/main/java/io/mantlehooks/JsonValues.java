@@ -3,6 +3,7 @@ package io.mantlehooks;
 import java.util.AbstractList;
 import java.util.AbstractMap;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -71,7 +72,7 @@ final class JsonValues {
 			return new FrozenList(copy);
 		}
 		if (value instanceof Object[] array) {
-			return copyValue(java.util.Arrays.asList(array), depth);
+			return copyValue(Arrays.asList(array), depth);
 		}
 		return value;
 	}

@@ -2,6 +2,7 @@ package io.mantlehooks.bench;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import reactor.core.publisher.Flux;
 
@@ -73,7 +74,7 @@ final class BenchModels {
 	}
 
 	private static List<ChatResponse> chunks() {
-		return java.util.stream.IntStream.range(0, 10)
+		return IntStream.range(0, 10)
 			.mapToObj((i) -> new ChatResponse(List.of(new Generation(new AssistantMessage("word" + i + " ")))))
 			.toList();
 	}

@@ -13,11 +13,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.sun.management.OperatingSystemMXBean;
+import io.mantlehooks.Callers;
 import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.client.ChatClient;
-import io.mantlehooks.Callers;
-
 import org.springframework.boot.system.JavaVersion;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -188,7 +188,7 @@ public final class ConcurrencyBenchmark {
 		}
 
 		private static long processCpuNanos() {
-			return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+			return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
 				.getProcessCpuTime();
 		}
 

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.mantlehooks.HookPoint;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
@@ -70,7 +71,7 @@ public final class StartupCost {
 				context.registerBeanDefinition("bean" + i, new RootBeanDefinition(classes.load(i)));
 			}
 			context.refresh();
-			int found = context.getBean(HookRegistry.class).observers(io.mantlehooks.HookPoint.MODEL_REQUEST).size();
+			int found = context.getBean(HookRegistry.class).observers(HookPoint.MODEL_REQUEST).size();
 			if (found != (hooks ? beans : 0)) {
 				throw new IllegalStateException("Found " + found + " hooks");
 			}

@@ -1,10 +1,13 @@
 package io.mantlehooks.bench;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.runtime.HookRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -18,9 +21,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import io.mantlehooks.HookPoint;
-import io.mantlehooks.runtime.HookRegistry;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -70,7 +70,7 @@ public class TurnBenchmark {
 			case "hungHookOpenBreaker" -> BenchHooks.HungRequestHook.class;
 			default -> null;
 		};
-		Map<String, Object> properties = new java.util.HashMap<>();
+		Map<String, Object> properties = new HashMap<>();
 		if ("everyPointConsole".equals(this.variant)) {
 			// the console records every turn and, with texts, what each modify hook changed
 			properties.put("mantle.hooks.console.enabled", "true");

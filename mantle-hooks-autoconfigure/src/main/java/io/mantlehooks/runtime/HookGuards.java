@@ -1,6 +1,7 @@
 package io.mantlehooks.runtime;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -103,7 +104,7 @@ public final class HookGuards {
 	 * @return the problems found
 	 */
 	List<HookProblem> validate(String prefix) {
-		List<HookProblem> problems = new java.util.ArrayList<>();
+		List<HookProblem> problems = new ArrayList<>();
 		if (this.breakerDefaults != null) {
 			problems.addAll(this.breakerDefaults.validate(prefix));
 		}

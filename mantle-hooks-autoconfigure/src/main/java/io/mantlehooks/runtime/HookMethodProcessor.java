@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.HookRejection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -162,8 +163,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		}
 		Locale locale = Locale.getDefault();
 		for (HookCandidate candidate : candidates) {
-			if (candidate.lane() == HookLane.MODIFY
-					&& candidate.point().allowsSignal(io.mantlehooks.HookRejection.class)) {
+			if (candidate.lane() == HookLane.MODIFY && candidate.point().allowsSignal(HookRejection.class)) {
 				for (String name : validator.rejectionResponseNames(candidate)) {
 					if (!responses.isKnown(name, locale)) {
 						logger.warn(candidate.describe() + " rejects with response '" + name

@@ -3,6 +3,7 @@ package io.mantlehooks.runtime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -131,7 +132,7 @@ public final class HookTimeouts {
 	 * @return the unmatched keys, as configured
 	 */
 	List<String> unmatchedHookKeys(Set<String> hookNames) {
-		Set<String> known = new java.util.HashSet<>();
+		Set<String> known = new HashSet<>();
 		hookNames.forEach((name) -> known.add(ConfigurationKeys.normalize(name)));
 		return this.perHookKeys.entrySet()
 			.stream()

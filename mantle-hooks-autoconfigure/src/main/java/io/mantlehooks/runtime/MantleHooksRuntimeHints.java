@@ -1,5 +1,6 @@
 package io.mantlehooks.runtime;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.mantlehooks.Channel;
@@ -32,7 +33,7 @@ final class MantleHooksRuntimeHints implements RuntimeHintsRegistrar {
 	}
 
 	static List<Class<?>> payloadTypes() {
-		List<Class<?>> types = new java.util.ArrayList<>();
+		List<Class<?>> types = new ArrayList<>();
 		for (HookPoint point : HookPoint.values()) {
 			types.add(point.payloadType());
 		}

@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 import io.mantlehooks.Channel;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.MessageWindowChatMemory;
@@ -206,7 +209,7 @@ class ApprovalTests {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")));
 		this.contextRunner.run((context) -> {
 			String approvalId = (String) turn(context, "Refund order 42").context().get(MantleHooks.APPROVAL_ID);
-			ChatClientResponse stranger = context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+			ChatClientResponse stranger = context.getBean(ChatClient.Builder.class)
 				.build()
 				.prompt()
 				.user("Yes")
@@ -435,8 +438,7 @@ class ApprovalTests {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")),
 				Reply.text("Order 42 is refunded."));
 		this.contextRunner.run((context) -> {
-			List<ChatClientResponse> paused = context
-				.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+			List<ChatClientResponse> paused = context.getBean(ChatClient.Builder.class)
 				.build()
 				.prompt()
 				.user("Refund order 42")
@@ -453,12 +455,12 @@ class ApprovalTests {
 			assertThat(paused.stream()
 				.filter((chunk) -> chunk.chatResponse() != null && chunk.chatResponse().getResult() != null)
 				.map(ApprovalTests::text)
-				.filter(java.util.Objects::nonNull)
+				.filter(Objects::nonNull)
 				.reduce("", String::concat))
 				.isEqualTo("I need your approval before I run:\nrefund {\"id\":\"42-checked\"}");
 			String approvalId = (String) last.context().get(MantleHooks.APPROVAL_ID);
 			String answer = String.join("",
-					context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+					context.getBean(ChatClient.Builder.class)
 						.build()
 						.prompt()
 						.user("Yes")
@@ -478,14 +480,13 @@ class ApprovalTests {
 	 * A turn of the test's conversation by a sender, with the payment tools.
 	 */
 	private ChatClientResponse turnAs(AssertableApplicationContext context, String sender, String text,
-			java.util.function.Consumer<org.springframework.ai.chat.client.ChatClient.AdvisorSpec> params) {
+			Consumer<ChatClient.AdvisorSpec> params) {
 		return turnAs(context, sender, CONVERSATION, text, params, "web");
 	}
 
 	private ChatClientResponse turnAs(AssertableApplicationContext context, String sender, String conversation,
-			String text, java.util.function.Consumer<org.springframework.ai.chat.client.ChatClient.AdvisorSpec> params,
-			String channel) {
-		return context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+			String text, Consumer<ChatClient.AdvisorSpec> params, String channel) {
+		return context.getBean(ChatClient.Builder.class)
 			.build()
 			.prompt()
 			.user(text)
@@ -501,8 +502,8 @@ class ApprovalTests {
 	 * A turn with neither a sender nor a conversation id.
 	 */
 	private ChatClientResponse anonymous(AssertableApplicationContext context, String text,
-			java.util.function.Consumer<org.springframework.ai.chat.client.ChatClient.AdvisorSpec> params) {
-		return context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+			Consumer<ChatClient.AdvisorSpec> params) {
+		return context.getBean(ChatClient.Builder.class)
 			.build()
 			.prompt()
 			.user(text)
@@ -525,8 +526,8 @@ class ApprovalTests {
 	 * A turn of the test's conversation, with its tools, memory and these advisor params.
 	 */
 	private ChatClientResponse turn(AssertableApplicationContext context, String text,
-			java.util.function.Consumer<org.springframework.ai.chat.client.ChatClient.AdvisorSpec> params) {
-		return context.getBean(org.springframework.ai.chat.client.ChatClient.Builder.class)
+			Consumer<ChatClient.AdvisorSpec> params) {
+		return context.getBean(ChatClient.Builder.class)
 			.build()
 			.prompt()
 			.user(text)

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -268,7 +269,7 @@ class CancellationTests {
 	 */
 	static class SlowStep implements StreamAdvisor {
 
-		final java.util.concurrent.CompletableFuture<Void> go = new java.util.concurrent.CompletableFuture<>();
+		final CompletableFuture<Void> go = new CompletableFuture<>();
 
 		private volatile boolean waiting;
 

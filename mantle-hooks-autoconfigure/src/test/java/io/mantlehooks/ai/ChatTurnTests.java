@@ -3,8 +3,11 @@ package io.mantlehooks.ai;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
 
 import io.mantlehooks.Channel;
+import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.MantleHooks;
@@ -27,7 +30,9 @@ import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.MessageWindowChatMemory;
 import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.SystemMessage;
 import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -73,7 +78,7 @@ class ChatTurnTests {
 			assertThat(hooks.calls).containsExactly("incoming-message", "model-request#1", "model-response",
 					"outgoing-text:Hello there.");
 			assertThat(hooks.payloads).allSatisfy((payload) -> {
-				io.mantlehooks.HookPayload hookPayload = (io.mantlehooks.HookPayload) payload;
+				HookPayload hookPayload = (HookPayload) payload;
 				assertThat(hookPayload.senderId()).isEqualTo("user-42");
 				assertThat(hookPayload.channel()).isEqualTo(Channel.of("rest"));
 				assertThat(hookPayload.call()).containsEntry("callId", "c-1");
@@ -98,8 +103,8 @@ class ChatTurnTests {
 				.advisors((spec) -> spec.param(ChatMemory.CONVERSATION_ID, "conv-9"))
 				.call()
 				.content();
-			assertThat(hooks(context).payloads).allSatisfy(
-					(payload) -> assertThat(((io.mantlehooks.HookPayload) payload).senderId()).isEqualTo("conv-9"));
+			assertThat(hooks(context).payloads)
+				.allSatisfy((payload) -> assertThat(((HookPayload) payload).senderId()).isEqualTo("conv-9"));
 		});
 	}
 
@@ -184,7 +189,7 @@ class ChatTurnTests {
 		this.openAi.reply(Reply.text("Cool."));
 		this.contextRunner.run((context) -> {
 			hooks(context).request = (request) -> request
-				.withMessages(List.<Message>of(new org.springframework.ai.chat.messages.SystemMessage("Be terse."),
+				.withMessages(List.<Message>of(new SystemMessage("Be terse."),
 						request.messages().get(request.messages().size() - 1)))
 				.withModelSettings(request.modelSettings()
 					.withTemperature(0.2)
@@ -282,7 +287,7 @@ class ChatTurnTests {
 					"ASSISTANT: According to the atlas, Paris.");
 			assertThat(hooks(context).calls).containsExactly("incoming-message", "model-request#1", "model-response",
 					"model-request#2", "model-response", "outgoing-text:According to the atlas, Paris.");
-			hooks(context).response = java.util.function.UnaryOperator.identity();
+			hooks(context).response = UnaryOperator.identity();
 			chatClient.prompt().user("And Spain?").advisors(ChatTestSupport.memory(memory, "c1")).call().content();
 			assertThat(this.openAi.messages(2)).containsExactly("user: Capital of France?",
 					"assistant: According to the atlas, Paris.", "user: And Spain?");
@@ -453,8 +458,7 @@ class ChatTurnTests {
 		this.openAi.reply(Reply.text("hand built"));
 		this.contextRunner.run((context) -> {
 			hooks(context).outgoing = (text) -> text.withText(text.text() + "!");
-			ChatClient.Builder builder = ChatClient
-				.builder(context.getBean(org.springframework.ai.chat.model.ChatModel.class));
+			ChatClient.Builder builder = ChatClient.builder(context.getBean(ChatModel.class));
 			context.getBean(MantleChatClientCustomizer.class).customize(builder);
 			assertThat(builder.build().prompt().user("Hi").call().content()).isEqualTo("hand built!");
 			assertThat(hooks(context).calls).contains("incoming-message", "model-request#1");
@@ -489,7 +493,7 @@ class ChatTurnTests {
 
 	static class WeatherTools {
 
-		final List<String> cities = new java.util.concurrent.CopyOnWriteArrayList<>();
+		final List<String> cities = new CopyOnWriteArrayList<>();
 
 		@Tool(name = "weather", description = "Current weather for a city")
 		String weather(String city) {

@@ -23,6 +23,7 @@ import io.mantlehooks.runtime.HookLane;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
+import org.assertj.core.api.Condition;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -212,8 +213,8 @@ class FaultMatrixTests {
 		assertThat(turn.millis).isLessThan(1000);
 	}
 
-	private static org.assertj.core.api.Condition<String> condition(boolean containsPolicy, String description) {
-		return new org.assertj.core.api.Condition<>((text) -> text.contains(POLICY) == containsPolicy,
+	private static Condition<String> condition(boolean containsPolicy, String description) {
+		return new Condition<>((text) -> text.contains(POLICY) == containsPolicy,
 				(containsPolicy ? "" : "not ") + description);
 	}
 

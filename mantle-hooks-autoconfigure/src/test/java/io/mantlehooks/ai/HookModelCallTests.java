@@ -13,12 +13,14 @@ import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.TurnStartedPayload;
+import io.mantlehooks.ai.model.UnhookedModelCallException;
 import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.OnIncomingMessage;
 import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.annotation.OnTurnStarted;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -28,7 +30,10 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
@@ -126,8 +131,8 @@ class HookModelCallTests {
 	void aHandBuiltClientOutsideAnyTurnIsStillRefused() {
 		this.contextRunner.withPropertyValues("mantle.hooks.unhooked-calls=fail").run((context) -> {
 			ChatClient handBuilt = ChatClient.create(context.getBean(ChatModel.class));
-			org.assertj.core.api.Assertions.assertThatThrownBy(() -> handBuilt.prompt().user("hi").call().content())
-				.isInstanceOf(io.mantlehooks.ai.model.UnhookedModelCallException.class);
+			Assertions.assertThatThrownBy(() -> handBuilt.prompt().user("hi").call().content())
+				.isInstanceOf(UnhookedModelCallException.class);
 			assertThat(this.openAi.requests()).isEmpty();
 		});
 	}
@@ -153,9 +158,8 @@ class HookModelCallTests {
 			}
 		});
 		ChatClientResponse last = chunks.get(chunks.size() - 1);
-		return new ChatClientResponse(org.springframework.ai.chat.model.ChatResponse.builder()
-			.generations(List.of(new org.springframework.ai.chat.model.Generation(
-					new org.springframework.ai.chat.messages.AssistantMessage(streamed.toString()))))
+		return new ChatClientResponse(ChatResponse.builder()
+			.generations(List.of(new Generation(new AssistantMessage(streamed.toString()))))
 			.build(), last.context());
 	}
 

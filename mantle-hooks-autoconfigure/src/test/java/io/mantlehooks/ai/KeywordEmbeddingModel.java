@@ -3,6 +3,7 @@ package io.mantlehooks.ai;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 
 import org.springframework.ai.document.Document;
 import org.springframework.ai.embedding.Embedding;
@@ -24,9 +25,8 @@ public class KeywordEmbeddingModel implements EmbeddingModel {
 	public EmbeddingResponse call(EmbeddingRequest request) {
 		this.calls.incrementAndGet();
 		List<String> inputs = request.getInstructions();
-		return new EmbeddingResponse(java.util.stream.IntStream.range(0, inputs.size())
-			.mapToObj((i) -> new Embedding(vector(inputs.get(i)), i))
-			.toList());
+		return new EmbeddingResponse(
+				IntStream.range(0, inputs.size()).mapToObj((i) -> new Embedding(vector(inputs.get(i)), i)).toList());
 	}
 
 	@Override

@@ -8,15 +8,18 @@ import io.mantlehooks.Channel;
 import io.mantlehooks.KnowledgeQueryPayload;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.Passage;
+import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Hooks;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.advisor.vectorstore.QuestionAnswerAdvisor;
 import org.springframework.ai.document.Document;
+import org.springframework.ai.rag.Query;
 import org.springframework.ai.rag.advisor.RetrievalAugmentationAdvisor;
 import org.springframework.ai.rag.retrieval.search.DocumentRetriever;
 import org.springframework.ai.rag.retrieval.search.VectorStoreDocumentRetriever;
@@ -24,6 +27,7 @@ import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.ai.vectorstore.SearchRequest;
 import org.springframework.ai.vectorstore.SimpleVectorStore;
 import org.springframework.ai.vectorstore.VectorStore;
+import org.springframework.ai.vectorstore.filter.Filter;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -254,8 +258,7 @@ class KnowledgeTurnTests {
 					() -> VectorStoreDocumentRetriever.builder().vectorStore(new ReferenceVectorStore()).build())
 			.run((context) -> {
 				hooks(context).query = (query) -> query.withQuery(" ");
-				assertThat(context.getBean(DocumentRetriever.class)
-					.retrieve(new org.springframework.ai.rag.Query("refund"))).isEmpty();
+				assertThat(context.getBean(DocumentRetriever.class).retrieve(new Query("refund"))).isEmpty();
 				assertThat(context.getBean(VectorStore.class).similaritySearch("refund")).isEmpty();
 			});
 	}
@@ -293,11 +296,10 @@ class KnowledgeTurnTests {
 	void withReactorsAutomaticContextPropagationTheTurnTravelsInTheReactorContextAlone() {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "search_docs", "{\"query\":\"warranty\"}")),
 				Reply.text("Two years."));
-		reactor.core.publisher.Hooks.enableAutomaticContextPropagation();
+		Hooks.enableAutomaticContextPropagation();
 		try {
 			this.contextRunner.run((context) -> {
-				assertThat(context.getBean(io.mantlehooks.ai.turn.CurrentTurnPropagation.class).isRegistered())
-					.isTrue();
+				assertThat(context.getBean(CurrentTurnPropagation.class).isRegistered()).isTrue();
 				List<String> chunks = chatClient(context).prompt()
 					.user("refund policy")
 					.advisors(qa(context, 1))
@@ -314,7 +316,7 @@ class KnowledgeTurnTests {
 			});
 		}
 		finally {
-			reactor.core.publisher.Hooks.disableAutomaticContextPropagation();
+			Hooks.disableAutomaticContextPropagation();
 		}
 	}
 
@@ -377,7 +379,7 @@ class KnowledgeTurnTests {
 		}
 
 		@Override
-		public void delete(org.springframework.ai.vectorstore.filter.Filter.Expression filterExpression) {
+		public void delete(Filter.Expression filterExpression) {
 		}
 
 		@Override

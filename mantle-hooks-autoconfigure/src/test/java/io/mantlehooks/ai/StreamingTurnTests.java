@@ -2,8 +2,10 @@ package io.mantlehooks.ai;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.mantlehooks.HookRejection;
+import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.RetryModel;
 import io.mantlehooks.TurnFinishedPayload;
@@ -13,6 +15,8 @@ import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.MDC;
+import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.memory.ChatMemory;
@@ -171,7 +175,7 @@ class StreamingTurnTests {
 		}
 		this.contextRunner.withBean("scriptedHooks", ScriptedHooks.class).run((context) -> {
 			ChatClient chatClient = chatClient(context);
-			List<String> replies = reactor.core.publisher.Flux.range(0, turns)
+			List<String> replies = Flux.range(0, turns)
 				.flatMap((i) -> chatClient.prompt().user("Question " + i).stream().content().reduce("", String::concat),
 						turns)
 				.collectList()
@@ -184,12 +188,12 @@ class StreamingTurnTests {
 	void streamedTurnHooksSeeTheCallersMdc() {
 		this.openAi.reply(Reply.text("Hello."));
 		this.contextRunner.withBean("mdcHooks", MdcHooks.class).run((context) -> {
-			org.slf4j.MDC.put("requestId", "req-42");
+			MDC.put("requestId", "req-42");
 			try {
 				assertThat(stream(context, "Hi")).containsExactly("Hello.");
 			}
 			finally {
-				org.slf4j.MDC.remove("requestId");
+				MDC.remove("requestId");
 			}
 			assertThat(context.getBean(MdcHooks.class).seen).containsExactly("req-42", "req-42");
 		});
@@ -209,17 +213,17 @@ class StreamingTurnTests {
 
 	static class MdcHooks {
 
-		final List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+		final List<String> seen = new CopyOnWriteArrayList<>();
 
 		@io.mantlehooks.annotation.ModifyIncomingMessage
-		io.mantlehooks.IncomingMessagePayload incoming(io.mantlehooks.IncomingMessagePayload message) {
-			this.seen.add(String.valueOf(org.slf4j.MDC.get("requestId")));
+		IncomingMessagePayload incoming(IncomingMessagePayload message) {
+			this.seen.add(String.valueOf(MDC.get("requestId")));
 			return message;
 		}
 
 		@io.mantlehooks.annotation.ModifyOutgoingText
 		OutgoingTextPayload outgoing(OutgoingTextPayload text) {
-			this.seen.add(String.valueOf(org.slf4j.MDC.get("requestId")));
+			this.seen.add(String.valueOf(MDC.get("requestId")));
 			return text;
 		}
 

@@ -3,6 +3,7 @@ package io.mantlehooks.ai;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.RetryModel;
@@ -166,7 +167,7 @@ class ToolTurnTests {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}"),
 				new ToolCall("call_2", "refund", "{\"id\":\"A1\"}")), Reply.text("Done."));
 		this.contextRunner.run((context) -> {
-			List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+			List<String> events = new CopyOnWriteArrayList<>();
 			String reply = chatClient(context).prompt().user("Refund A1").tools(new ShopTools(events)).call().content();
 			assertThat(reply).isEqualTo("Done.");
 			assertThat(events).containsExactly("run:lookup A1", "run:refund A1");

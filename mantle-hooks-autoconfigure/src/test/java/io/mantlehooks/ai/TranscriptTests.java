@@ -1,6 +1,7 @@
 package io.mantlehooks.ai;
 
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 import io.mantlehooks.Channel;
@@ -241,7 +242,7 @@ class TranscriptTests {
 
 	static class FailingStore implements TranscriptStore {
 
-		final List<String> turnIds = new java.util.concurrent.CopyOnWriteArrayList<>();
+		final List<String> turnIds = new CopyOnWriteArrayList<>();
 
 		@Override
 		public void append(TranscriptEntry entry) {

@@ -2,17 +2,24 @@ package io.mantlehooks.ai;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
+import io.mantlehooks.Channel;
+import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.Stalls;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.WipeTools;
@@ -35,6 +42,7 @@ import io.mantlehooks.console.TurnRecorder;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.test.ScriptedChatModel;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 
@@ -46,6 +54,8 @@ import org.springframework.boot.micrometer.observation.autoconfigure.Observation
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -55,7 +65,7 @@ import static org.awaitility.Awaitility.await;
  * hook (crashes and timeouts included), its bound, cancelled streams, texts only when
  * asked for, and decisions on waiting approvals.
  */
-@org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+@org.junit.jupiter.api.extension.ExtendWith(OutputCaptureExtension.class)
 class TurnConsoleTests {
 
 	/** An application with the console on, and no hooks yet. */
@@ -85,13 +95,9 @@ class TurnConsoleTests {
 				assertThat(turn.conversationId()).isEqualTo("u-1");
 				assertThat(turn.hooks())
 					.extracting(RecordedHook::point, RecordedHook::lane, RecordedHook::hook, RecordedHook::outcome)
-					.contains(
-							org.assertj.core.groups.Tuple.tuple("incoming-message", "modify", "consoleHooks.shout",
-									"proceeded"),
-							org.assertj.core.groups.Tuple.tuple("model-request", "modify", "consoleHooks.crash",
-									"crash"),
-							org.assertj.core.groups.Tuple.tuple("turn-finished", "observe", "consoleHooks.hang",
-									"timeout"));
+					.contains(Tuple.tuple("incoming-message", "modify", "consoleHooks.shout", "proceeded"),
+							Tuple.tuple("model-request", "modify", "consoleHooks.crash", "crash"),
+							Tuple.tuple("turn-finished", "observe", "consoleHooks.hang", "timeout"));
 				assertThat(turn.hooks()).allSatisfy((hook) -> {
 					assertThat(hook.before()).isNull();
 					assertThat(hook.after()).isNull();
@@ -127,7 +133,7 @@ class TurnConsoleTests {
 			.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().otherwise((prompt) -> "ok"))
 			.run((context) -> {
 				ChatClient chatClient = context.getBean(ChatClient.Builder.class).build();
-				List<String> ids = new java.util.ArrayList<>();
+				List<String> ids = new ArrayList<>();
 				for (int i = 0; i < 5; i++) {
 					ids.add((String) chat(chatClient, "n" + i).context().get(MantleHooks.TURN_ID));
 				}
@@ -146,7 +152,7 @@ class TurnConsoleTests {
 					.build()
 					.prompt()
 					.user("stream")
-					.advisors(MantleHooks.identity("u-2", io.mantlehooks.Channel.of("web")))
+					.advisors(MantleHooks.identity("u-2", Channel.of("web")))
 					.stream()
 					.chatClientResponse();
 				stream.take(1).blockLast();
@@ -166,8 +172,7 @@ class TurnConsoleTests {
 		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=wipe")
 			.withBean(ScriptedChatModel.class, () -> new ScriptedChatModel().toolCall("wipe", "{}"))
 			.run((context) -> {
-				ChatClientResponse paused = askToWipe(context,
-						MantleHooks.identity("u-3", io.mantlehooks.Channel.of("rest")));
+				ChatClientResponse paused = askToWipe(context, MantleHooks.identity("u-3", Channel.of("rest")));
 				String approvalId = (String) paused.context().get(MantleHooks.APPROVAL_ID);
 				TurnConsole console = context.getBean(TurnConsole.class);
 				String turnId = (String) paused.context().get(MantleHooks.TURN_ID);
@@ -200,10 +205,10 @@ class TurnConsoleTests {
 
 	@Test
 	void theConsoleListsTheCallsTheQuestionNamed() {
-		java.util.Map<String, String> calls = new java.util.LinkedHashMap<>();
+		Map<String, String> calls = new LinkedHashMap<>();
 		calls.put("archive", "{\"id\": \"7\"}");
 		calls.put("wipe", "{}");
-		for (boolean includeText : java.util.List.of(true, false)) {
+		for (boolean includeText : List.of(true, false)) {
 			this.contextRunner
 				.withPropertyValues("mantle.hooks.approvals.tools=wipe",
 						"mantle.hooks.console.include-text=" + includeText)
@@ -218,12 +223,12 @@ class TurnConsoleTests {
 						.chatClientResponse();
 					assertThat(paused.chatResponse().getResult().getOutput().getText())
 						.isEqualTo("I need your approval before I run:\narchive {\"id\":\"7\"}\nwipe {}");
-					assertThat(paused.context()).containsEntry(MantleHooks.APPROVAL_CALLS, java.util.List
-						.of(new ApprovalCall("archive", "{\"id\":\"7\"}"), new ApprovalCall("wipe", "{}")));
+					assertThat(paused.context()).containsEntry(MantleHooks.APPROVAL_CALLS,
+							List.of(new ApprovalCall("archive", "{\"id\":\"7\"}"), new ApprovalCall("wipe", "{}")));
 					String turnId = (String) paused.context().get(MantleHooks.TURN_ID);
 					assertThat(context.getBean(TurnConsole.class).turn(turnId).orElseThrow().approval().calls())
-						.containsExactlyElementsOf(includeText ? java.util.List.of("archive {\"id\":\"7\"}", "wipe {}")
-								: java.util.List.of("archive", "wipe"));
+						.containsExactlyElementsOf(includeText ? List.of("archive {\"id\":\"7\"}", "wipe {}")
+								: List.of("archive", "wipe"));
 				});
 		}
 	}
@@ -302,8 +307,7 @@ class TurnConsoleTests {
 	}
 
 	@Test
-	void withoutAnObservationRegistryTheConsoleSaysItCannotRecord(
-			org.springframework.boot.test.system.CapturedOutput output) {
+	void withoutAnObservationRegistryTheConsoleSaysItCannotRecord(CapturedOutput output) {
 		new ApplicationContextRunner().withConfiguration(ChatTestSupport.mantleConfigurations())
 			.withConfiguration(AutoConfigurations.of(MantleHooksConsoleAutoConfiguration.class))
 			.withPropertyValues("mantle.hooks.console.enabled=true")
@@ -332,8 +336,7 @@ class TurnConsoleTests {
 				.hasMessageContaining("mantle.hooks.console.max-turns must be positive"));
 	}
 
-	private static MantleHooksEndpoint endpoint(org.springframework.context.ApplicationContext context,
-			TurnConsole console) {
+	private static MantleHooksEndpoint endpoint(ApplicationContext context, TurnConsole console) {
 		return new MantleHooksEndpoint(context.getBean(HookRegistry.class), context.getBean(HookRunner.class),
 				context.getBean(MantleHooksProperties.class), console);
 	}
@@ -345,7 +348,7 @@ class TurnConsoleTests {
 	private static ChatClientResponse chat(ChatClient chatClient, String text) {
 		return chatClient.prompt()
 			.user(text)
-			.advisors(MantleHooks.identity("u-1", io.mantlehooks.Channel.of("rest")))
+			.advisors(MantleHooks.identity("u-1", Channel.of("rest")))
 			.call()
 			.chatClientResponse();
 	}
@@ -359,7 +362,7 @@ class TurnConsoleTests {
 	}
 
 	private static ChatClientResponse askToWipe(AssertableApplicationContext context,
-			java.util.function.Consumer<ChatClient.AdvisorSpec> advisors) {
+			Consumer<ChatClient.AdvisorSpec> advisors) {
 		return context.getBean(ChatClient.Builder.class)
 			.build()
 			.prompt()
@@ -444,11 +447,11 @@ class TurnConsoleTests {
 			this.chatClient = builder.build();
 		}
 
-		ChatClientResponse chat(String text, java.util.function.Consumer<ChatClient.AdvisorSpec> advisors) {
+		ChatClientResponse chat(String text, Consumer<ChatClient.AdvisorSpec> advisors) {
 			return this.chatClient.prompt()
 				.user(text)
 				.tools(this.tools)
-				.advisors(MantleHooks.identity("u-9", io.mantlehooks.Channel.of("rest")))
+				.advisors(MantleHooks.identity("u-9", Channel.of("rest")))
 				.advisors(advisors)
 				.call()
 				.chatClientResponse();
@@ -488,15 +491,15 @@ class TurnConsoleTests {
 		@ModifyIncomingMessage
 		IncomingMessagePayload words(IncomingMessagePayload message) {
 			if (message.text().contains("forbidden")) {
-				throw new io.mantlehooks.HookRejection("forbidden words");
+				throw new HookRejection("forbidden words");
 			}
 			return message;
 		}
 
 		@ModifyOutgoingText
-		io.mantlehooks.OutgoingTextPayload answer(io.mantlehooks.OutgoingTextPayload text) {
+		OutgoingTextPayload answer(OutgoingTextPayload text) {
 			if (text.text().contains("All wiped")) {
-				throw new io.mantlehooks.HookRejection("no boasting");
+				throw new HookRejection("no boasting");
 			}
 			return text;
 		}

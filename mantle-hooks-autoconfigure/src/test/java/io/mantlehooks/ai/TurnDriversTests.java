@@ -2,9 +2,12 @@ package io.mantlehooks.ai;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.mantlehooks.Channel;
@@ -33,10 +36,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientMessageAggregator;
 import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.metadata.Usage;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.tool.annotation.Tool;
@@ -159,10 +164,10 @@ class TurnDriversTests {
 	}
 
 	private static Map<String, @Nullable Object> withoutTurnId(Map<String, @Nullable Object> context) {
-		Map<String, @Nullable Object> copy = new java.util.HashMap<>(context);
+		Map<String, @Nullable Object> copy = new HashMap<>(context);
 		copy.remove(MantleHooks.TURN_ID);
 		copy.remove("conversation_id");
-		copy.remove(org.springframework.ai.chat.memory.ChatMemory.CONVERSATION_ID);
+		copy.remove(ChatMemory.CONVERSATION_ID);
 		return copy;
 	}
 
@@ -198,8 +203,7 @@ class TurnDriversTests {
 		}
 		// what a user adding up a stream gets: Spring AI's own aggregation of the chunks
 		List<ChatClientResponse> aggregated = new ArrayList<>();
-		new ChatClientMessageAggregator()
-			.aggregateChatClientResponse(reactor.core.publisher.Flux.fromIterable(chunks), aggregated::add)
+		new ChatClientMessageAggregator().aggregateChatClientResponse(Flux.fromIterable(chunks), aggregated::add)
 			.blockLast(Duration.ofSeconds(10));
 		ChatClientResponse whole = aggregated.get(0);
 		return new Seen(reply.toString(), chunks.get(chunks.size() - 1).context(), usage(whole.chatResponse()));
@@ -210,8 +214,7 @@ class TurnDriversTests {
 		ChatClient.ChatClientRequestSpec spec = ChatTestSupport.chatClient(context)
 			.prompt()
 			.user(text)
-			.advisors((advisors) -> advisors.param(org.springframework.ai.chat.memory.ChatMemory.CONVERSATION_ID,
-					conversation))
+			.advisors((advisors) -> advisors.param(ChatMemory.CONVERSATION_ID, conversation))
 			.advisors(MantleHooks.identity("user-1", Channel.of("web")));
 		return (tools.length > 0) ? spec.tools(tools) : spec;
 	}
@@ -246,7 +249,7 @@ class TurnDriversTests {
 
 		static final TurnOutcomes INSTANCE = new TurnOutcomes();
 
-		final Map<String, String> byTurn = new java.util.concurrent.ConcurrentHashMap<>();
+		final Map<String, String> byTurn = new ConcurrentHashMap<>();
 
 		@Override
 		public void onStop(TurnObservationContext context) {
@@ -262,7 +265,7 @@ class TurnDriversTests {
 
 	static class EdgeHooks {
 
-		final Map<String, TurnStatus> finished = new java.util.concurrent.ConcurrentHashMap<>();
+		final Map<String, TurnStatus> finished = new ConcurrentHashMap<>();
 
 		final List<String> responses = new CopyOnWriteArrayList<>();
 
@@ -290,7 +293,7 @@ class TurnDriversTests {
 
 		@ModifyOutgoingText
 		OutgoingTextPayload shout(OutgoingTextPayload text) {
-			return text.withText(text.text().toUpperCase(java.util.Locale.ROOT));
+			return text.withText(text.text().toUpperCase(Locale.ROOT));
 		}
 
 	}

@@ -1,10 +1,12 @@
 package io.mantlehooks.autoconfigure;
 
+import java.io.IOException;
 import java.util.Map;
 
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ai.KeywordEmbeddingModel;
 import io.mantlehooks.ai.knowledge.KnowledgeBeanPostProcessor;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
@@ -14,6 +16,7 @@ import io.mantlehooks.runtime.HookRunner;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.vectorstore.SimpleVectorStore;
+import org.springframework.aot.generate.ClassNameGenerator;
 import org.springframework.aot.generate.DefaultGenerationContext;
 import org.springframework.aot.generate.GeneratedFiles;
 import org.springframework.aot.generate.InMemoryGeneratedFiles;
@@ -52,7 +55,7 @@ class AotProcessingTests {
 	}
 
 	@Test
-	void theBytecodeCheckIsRecordedForTheNativeImage() throws java.io.IOException {
+	void theBytecodeCheckIsRecordedForTheNativeImage() throws IOException {
 		Generated generated = process(GoodHooks.class);
 		String recorded = generated.files()
 			.getGeneratedFileContent(GeneratedFiles.Kind.RESOURCE, "META-INF/mantle-hooks/bytecode-checks.properties");
@@ -95,7 +98,7 @@ class AotProcessingTests {
 		}
 		InMemoryGeneratedFiles files = new InMemoryGeneratedFiles();
 		DefaultGenerationContext generationContext = new DefaultGenerationContext(
-				new org.springframework.aot.generate.ClassNameGenerator(ClassName.get("com.example", "App")), files);
+				new ClassNameGenerator(ClassName.get("com.example", "App")), files);
 		new ApplicationContextAotGenerator().processAheadOfTime(context, generationContext);
 		generationContext.writeGeneratedContent();
 		return new Generated(generationContext, files);
@@ -155,7 +158,7 @@ class AotProcessingTests {
 	public static class AotStore extends SimpleVectorStore {
 
 		AotStore() {
-			super(SimpleVectorStore.builder(new io.mantlehooks.ai.KeywordEmbeddingModel()));
+			super(SimpleVectorStore.builder(new KeywordEmbeddingModel()));
 		}
 
 	}

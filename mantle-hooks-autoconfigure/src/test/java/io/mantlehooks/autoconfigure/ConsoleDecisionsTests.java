@@ -1,10 +1,14 @@
 package io.mantlehooks.autoconfigure;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Instant;
 import java.util.List;
@@ -234,15 +238,14 @@ class ConsoleDecisionsTests {
 	 * the status line.
 	 */
 	private static String rawPost(String port, String target, String body) throws IOException {
-		try (java.net.Socket socket = new java.net.Socket("127.0.0.1", Integer.parseInt(port))) {
-			byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+		try (Socket socket = new Socket("127.0.0.1", Integer.parseInt(port))) {
+			byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
 			String head = "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
 					+ "Content-Length: " + bytes.length + "\r\nConnection: close\r\n\r\n";
-			socket.getOutputStream().write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+			socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
 			socket.getOutputStream().write(bytes);
 			socket.getOutputStream().flush();
-			return new java.io.BufferedReader(
-					new java.io.InputStreamReader(socket.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))
+			return new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8))
 				.readLine();
 		}
 	}

@@ -2,6 +2,7 @@ package io.mantlehooks.autoconfigure;
 
 import java.net.http.HttpResponse;
 
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.test.ScriptedChatModel;
@@ -80,7 +81,7 @@ class ConsoleManagementPortTests {
 			.call()
 			.chatClientResponse()
 			.context()
-			.get(io.mantlehooks.MantleHooks.TURN_ID);
+			.get(MantleHooks.TURN_ID);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -28,6 +28,7 @@ import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.HookScope;
+import io.mantlehooks.runtime.ModifyResult;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -36,12 +37,14 @@ import reactor.core.publisher.Mono;
 import org.springframework.aop.framework.autoproxy.BeanNameAutoProxyCreator;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -246,7 +249,7 @@ class HookValidationTests {
 			HookRunner runner = context.getBean(HookRunner.class);
 			OutgoingTextPayload payload = new OutgoingTextPayload("hi", false, "u1", null, null);
 			assertThat(runner.runAndWait(HookPoint.OUTGOING_TEXT, payload, HookScope.none()))
-				.isEqualTo(new io.mantlehooks.runtime.ModifyResult.Proceed<>(payload.withText("HI")));
+				.isEqualTo(new ModifyResult.Proceed<>(payload.withText("HI")));
 			assertThat(context.getBean("invocations", AtomicInteger.class)).hasValue(1);
 		});
 	}
@@ -274,12 +277,9 @@ class HookValidationTests {
 	@Test
 	void failureAnalyzerIsRegisteredWithSpringBoot() {
 		// other analyzers on the class path need constructor arguments; skip those
-		assertThat(org.springframework.core.io.support.SpringFactoriesLoader.forDefaultResourceLocation()
-			.load(org.springframework.boot.diagnostics.FailureAnalyzer.class,
-					org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler
-						.handleMessage((message, failure) -> {
-						})))
-			.hasAtLeastOneElementOfType(HookDefinitionFailureAnalyzer.class);
+		assertThat(SpringFactoriesLoader.forDefaultResourceLocation()
+			.load(FailureAnalyzer.class, SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> {
+			}))).hasAtLeastOneElementOfType(HookDefinitionFailureAnalyzer.class);
 	}
 
 	static HookDefinitionException startupFailure(AssertableApplicationContext context) {
@@ -671,25 +671,24 @@ class HookValidationTests {
 	static class TypoHooks {
 
 		@io.mantlehooks.annotation.ModifyIncomingMessage
-		io.mantlehooks.IncomingMessagePayload screen(io.mantlehooks.IncomingMessagePayload message) {
+		IncomingMessagePayload screen(IncomingMessagePayload message) {
 			if (message.text().contains("spam")) {
-				throw new io.mantlehooks.HookRejection("spam", "utter_no_spm");
+				throw new HookRejection("spam", "utter_no_spm");
 			}
 			if (message.text().contains("ham")) {
-				throw new io.mantlehooks.HookRejection("ham", "utter_no_spam");
+				throw new HookRejection("ham", "utter_no_spam");
 			}
 			return message;
 		}
 
 		@io.mantlehooks.annotation.ModifyOutgoingText
-		java.util.concurrent.CompletionStage<io.mantlehooks.OutgoingTextPayload> reply(
-				io.mantlehooks.OutgoingTextPayload outgoing) {
-			return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+		CompletionStage<OutgoingTextPayload> reply(OutgoingTextPayload outgoing) {
+			return CompletableFuture.supplyAsync(() -> {
 				if (outgoing.text().contains("secret")) {
-					throw new io.mantlehooks.HookRejection("leak", "utter_in_lambda");
+					throw new HookRejection("leak", "utter_in_lambda");
 				}
 				if (outgoing.text().contains("x")) {
-					throw new io.mantlehooks.HookRejection("packaged", "utter_outgoing_text_rejected");
+					throw new HookRejection("packaged", "utter_outgoing_text_rejected");
 				}
 				return outgoing;
 			});

@@ -2,8 +2,10 @@ package io.mantlehooks.autoconfigure;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 
 import com.jayway.jsonpath.JsonPath;
@@ -22,6 +24,7 @@ import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.VirtualHookExecutor;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -31,6 +34,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.util.ReflectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -160,14 +164,14 @@ class MantleHooksConfigurationTests {
 	}
 
 	@Test
-	@org.junit.jupiter.api.condition.EnabledForJreRange(max = org.junit.jupiter.api.condition.JRE.JAVA_20)
+	@org.junit.jupiter.api.condition.EnabledForJreRange(max = JRE.JAVA_20)
 	void hookExecutorUsesPlatformThreadsBeforeJava21() {
 		this.contextRunner.run((context) -> assertThat(context.getBean("mantleHookExecutor"))
 			.isInstanceOf(ThreadPoolTaskExecutor.class));
 	}
 
 	@Test
-	@org.junit.jupiter.api.condition.EnabledForJreRange(min = org.junit.jupiter.api.condition.JRE.JAVA_21)
+	@org.junit.jupiter.api.condition.EnabledForJreRange(min = JRE.JAVA_21)
 	void hookExecutorUsesVirtualThreadsByDefaultOnJava21AndLater() {
 		this.contextRunner.run((context) -> assertThat(context.getBean("mantleHookExecutor")).isInstanceOfSatisfying(
 				VirtualHookExecutor.class,
@@ -224,17 +228,16 @@ class MantleHooksConfigurationTests {
 			.allSatisfy((description) -> assertThat(description).isNotBlank());
 		List<String> points = JsonPath.read(json,
 				"$.hints[?(@.name == 'mantle.hooks.timeouts.point.keys')].values[*].value");
-		assertThat(points).containsExactlyInAnyOrderElementsOf(java.util.Arrays.stream(HookPoint.values())
+		assertThat(points).containsExactlyInAnyOrderElementsOf(Arrays.stream(HookPoint.values())
 			.filter((point) -> point.modifyAnnotation() != null)
 			.map(HookPoint::configName)
 			.toList());
 		List<String> responses = JsonPath.read(json,
 				"$.hints[?(@.name == 'mantle.hooks.responses.keys')].values[*].value");
 		// every packaged reply name is offered, approvals' included
-		List<String> packaged = java.util.Arrays.stream(HookResponses.class.getFields())
-			.filter((field) -> java.lang.reflect.Modifier.isStatic(field.getModifiers())
-					&& field.getType() == String.class)
-			.map((field) -> (String) org.springframework.util.ReflectionUtils.getField(field, null))
+		List<String> packaged = Arrays.stream(HookResponses.class.getFields())
+			.filter((field) -> Modifier.isStatic(field.getModifiers()) && field.getType() == String.class)
+			.map((field) -> (String) ReflectionUtils.getField(field, null))
 			.toList();
 		assertThat(packaged).contains(HookResponses.TOOL_APPROVAL_REQUIRED, HookResponses.APPROVAL_NOT_FOUND);
 		assertThat(responses).containsExactlyInAnyOrderElementsOf(packaged);

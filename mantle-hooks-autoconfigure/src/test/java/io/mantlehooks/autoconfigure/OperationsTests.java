@@ -5,8 +5,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -33,7 +35,9 @@ import io.mantlehooks.observation.HookObservationContext;
 import io.mantlehooks.observation.TurnObservationContext;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.HookScope;
+import io.mantlehooks.runtime.VirtualHookExecutor;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.RequiredSearch;
@@ -44,6 +48,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
@@ -93,7 +98,7 @@ class OperationsTests {
 		logs = new ListAppender<>();
 		logs.start();
 		((Logger) LoggerFactory.getLogger("io.mantlehooks")).addAppender(logs);
-		turns = new java.util.LinkedHashMap<>();
+		turns = new LinkedHashMap<>();
 		turns.put("rejected", turn("buy spam now"));
 		turns.put("crash", turn("crash the guard"));
 		openAi.text("A slow answer.");
@@ -112,8 +117,7 @@ class OperationsTests {
 		assertThat(String.join("", stream().collectList().block())).isEqualTo("Streamed in four words.");
 		openAi.text("Cancelled after the first word.");
 		assertThat(stream().take(1).collectList().block()).hasSize(1);
-		await().untilAsserted(
-				() -> assertThat(app.getBean(io.mantlehooks.runtime.HookRunner.class).getObserversInFlight()).isZero());
+		await().untilAsserted(() -> assertThat(app.getBean(HookRunner.class).getObserversInFlight()).isZero());
 	}
 
 	@AfterAll
@@ -133,7 +137,7 @@ class OperationsTests {
 			.chatClientResponse();
 	}
 
-	private static reactor.core.publisher.Flux<String> stream() {
+	private static Flux<String> stream() {
 		return app.getBean(ChatClient.Builder.class)
 			.build()
 			.prompt()
@@ -212,7 +216,7 @@ class OperationsTests {
 		String json = get("/actuator/mantlehooks");
 		assertThat(JsonPath.<Integer>read(json, "$.limits.observersMaxConcurrent")).isOne();
 		assertThat(JsonPath.<Integer>read(json, "$.limits.inFlight.pastTimeout"))
-			.isEqualTo(io.mantlehooks.runtime.VirtualHookExecutor.stragglers());
+			.isEqualTo(VirtualHookExecutor.stragglers());
 		assertThat(JsonPath.<Integer>read(json, "$.limits.modifyMaxConcurrent")).isEqualTo(64);
 		assertThat(JsonPath.<Boolean>read(json, "$.limits.circuitBreakers")).isTrue();
 		assertThat(JsonPath.<String>read(json, "$.points.incoming-message.failPolicy")).isEqualTo("closed");
@@ -295,7 +299,7 @@ class OperationsTests {
 
 	static class RecordingHandler implements ObservationHandler<Observation.Context> {
 
-		final List<Observation.Context> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
+		final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
 
 		@Override
 		public void onStop(Observation.Context context) {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -72,7 +73,7 @@ class QueuedTranscriptStoreTests {
 	void aBusyConversationDoesNotKeepTheWriterFromTheOthers() throws Exception {
 		ExecutorService oneWriter = Executors.newSingleThreadExecutor();
 		CountDownLatch gate = new CountDownLatch(1);
-		List<String> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+		List<String> written = new CopyOnWriteArrayList<>();
 		HeldTranscriptStore database = new HeldTranscriptStore() {
 			@Override
 			protected void hold(TranscriptEntry entry) {

@@ -5,6 +5,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.mantlehooks.HookPoint;
 import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.RetryModel;
 import io.mantlehooks.annotation.ModifyModelResponse;
@@ -43,18 +45,18 @@ class CircuitBreakerTests {
 			FlakyHook hook = context.getBean(FlakyHook.class);
 			hook.failing.set(true);
 			for (int i = 0; i < 4; i++) {
-				assertThat(kind(runner.runAndWait(io.mantlehooks.HookPoint.MODEL_RESPONSE,
-						HookRunnerTests.response("hi"), HookScope.none())))
+				assertThat(kind(
+						runner.runAndWait(HookPoint.MODEL_RESPONSE, HookRunnerTests.response("hi"), HookScope.none())))
 					.isEqualTo(HookFailure.Kind.CRASH);
 			}
-			ModifyResult<ModelResponsePayload> skipped = runner.runAndWait(io.mantlehooks.HookPoint.MODEL_RESPONSE,
+			ModifyResult<ModelResponsePayload> skipped = runner.runAndWait(HookPoint.MODEL_RESPONSE,
 					HookRunnerTests.response("hi"), HookScope.none());
 			assertThat(skipped).isInstanceOfSatisfying(ModifyResult.Failed.class, (failed) -> {
 				assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.CIRCUIT_OPEN);
-				assertThat(failed.policy()).isEqualTo(io.mantlehooks.HookPoint.FailPolicy.OPEN);
+				assertThat(failed.policy()).isEqualTo(HookPoint.FailPolicy.OPEN);
 			});
 			assertThat(hook.calls).hasValue(4);
-			HookMethod method = context.getBean(HookRegistry.class).modifier(io.mantlehooks.HookPoint.MODEL_RESPONSE);
+			HookMethod method = context.getBean(HookRegistry.class).modifier(HookPoint.MODEL_RESPONSE);
 			assertThat(method.outcomeCounts()).containsEntry(HookOutcome.CRASH, 4L)
 				.containsEntry(HookOutcome.CIRCUIT_OPEN, 1L);
 			assertThat(method.circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.OPEN);
@@ -62,7 +64,7 @@ class CircuitBreakerTests {
 			hook.failing.set(false);
 			await().atMost(Duration.ofSeconds(5))
 				.pollInterval(Duration.ofMillis(50))
-				.until(() -> runner.runAndWait(io.mantlehooks.HookPoint.MODEL_RESPONSE, HookRunnerTests.response("hi"),
+				.until(() -> runner.runAndWait(HookPoint.MODEL_RESPONSE, HookRunnerTests.response("hi"),
 						HookScope.none()) instanceof ModifyResult.Proceed<?>
 						&& method.circuitBreaker().getState() == CircuitBreaker.State.CLOSED);
 		});
@@ -76,11 +78,11 @@ class CircuitBreakerTests {
 			HookRunner runner = context.getBean(HookRunner.class);
 			context.getBean(FlakyHook.class).retrying.set(true);
 			for (int i = 0; i < 10; i++) {
-				assertThat(runner.runAndWait(io.mantlehooks.HookPoint.MODEL_RESPONSE, HookRunnerTests.response("hi"),
-						HookScope.none()))
+				assertThat(
+						runner.runAndWait(HookPoint.MODEL_RESPONSE, HookRunnerTests.response("hi"), HookScope.none()))
 					.isInstanceOf(ModifyResult.Signalled.class);
 			}
-			HookMethod method = context.getBean(HookRegistry.class).modifier(io.mantlehooks.HookPoint.MODEL_RESPONSE);
+			HookMethod method = context.getBean(HookRegistry.class).modifier(HookPoint.MODEL_RESPONSE);
 			assertThat(method.circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.CLOSED);
 			assertThat(method.outcomeCounts()).containsEntry(HookOutcome.RETRIED, 10L);
 		});
@@ -93,13 +95,13 @@ class CircuitBreakerTests {
 					"mantle.hooks.circuit-breaker.hook.[flakyHook.check].wait-duration-in-open-state=1h")
 			.run((context) -> {
 				CircuitBreaker breaker = context.getBean(HookRegistry.class)
-					.modifier(io.mantlehooks.HookPoint.MODEL_RESPONSE)
+					.modifier(HookPoint.MODEL_RESPONSE)
 					.circuitBreaker();
 				assertThat(breaker.getCircuitBreakerConfig().getFailureRateThreshold()).isEqualTo(20f);
 				assertThat(breaker.getCircuitBreakerConfig().getMinimumNumberOfCalls()).isEqualTo(4);
 				assertThat(breaker.getName()).isEqualTo("flakyHook.check@model-response");
-				assertThat(context.getBean(io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry.class)
-					.find("flakyHook.check@model-response")).containsSame(breaker);
+				assertThat(context.getBean(CircuitBreakerRegistry.class).find("flakyHook.check@model-response"))
+					.containsSame(breaker);
 			});
 	}
 
@@ -107,16 +109,16 @@ class CircuitBreakerTests {
 	void disabledBreakersLeaveModifyHooksWithoutOne() {
 		this.contextRunner.withPropertyValues("mantle.hooks.circuit-breaker.enabled=false").run((context) -> {
 			HookRegistry registry = context.getBean(HookRegistry.class);
-			assertThat(registry.modifier(io.mantlehooks.HookPoint.MODEL_RESPONSE).circuitBreaker()).isNull();
+			assertThat(registry.modifier(HookPoint.MODEL_RESPONSE).circuitBreaker()).isNull();
 		});
 	}
 
 	@Test
 	void observersHaveNoBreaker() {
-		this.contextRunner.run((context) -> assertThat(
-				context.getBean(HookRegistry.class).observers(io.mantlehooks.HookPoint.MODEL_RESPONSE))
-			.singleElement()
-			.satisfies((observer) -> assertThat(observer.circuitBreaker()).isNull()));
+		this.contextRunner
+			.run((context) -> assertThat(context.getBean(HookRegistry.class).observers(HookPoint.MODEL_RESPONSE))
+				.singleElement()
+				.satisfies((observer) -> assertThat(observer.circuitBreaker()).isNull()));
 	}
 
 	@Test

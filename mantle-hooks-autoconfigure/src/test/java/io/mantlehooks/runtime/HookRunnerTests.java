@@ -6,10 +6,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -53,6 +55,8 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -495,8 +499,8 @@ class HookRunnerTests {
 		final AtomicInteger tasks = new AtomicInteger();
 
 		@Bean
-		org.springframework.core.task.AsyncTaskExecutor mantleHookExecutor() {
-			org.springframework.core.task.SimpleAsyncTaskExecutor executor = new org.springframework.core.task.SimpleAsyncTaskExecutor();
+		AsyncTaskExecutor mantleHookExecutor() {
+			SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor();
 			executor.setTaskDecorator((task) -> {
 				this.tasks.incrementAndGet();
 				return task;
@@ -515,8 +519,8 @@ class HookRunnerTests {
 	static class SlowStartExecutorConfiguration {
 
 		@Bean
-		org.springframework.core.task.AsyncTaskExecutor mantleHookExecutor() {
-			org.springframework.core.task.SimpleAsyncTaskExecutor executor = new org.springframework.core.task.SimpleAsyncTaskExecutor();
+		AsyncTaskExecutor mantleHookExecutor() {
+			SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor();
 			executor.setTaskDecorator((task) -> () -> {
 				try {
 					Thread.sleep(300);
@@ -536,7 +540,7 @@ class HookRunnerTests {
 
 		static class Observer {
 
-			final java.util.concurrent.BlockingQueue<String> seen = new java.util.concurrent.LinkedBlockingQueue<>();
+			final BlockingQueue<String> seen = new LinkedBlockingQueue<>();
 
 			@OnOutgoingText
 			void watch(OutgoingTextPayload outgoing) {

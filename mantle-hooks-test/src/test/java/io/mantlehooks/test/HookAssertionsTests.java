@@ -14,6 +14,7 @@ import io.mantlehooks.annotation.ModifyToolResult;
 import io.mantlehooks.annotation.OnIncomingMessage;
 import io.mantlehooks.runtime.HookFailure;
 import io.mantlehooks.runtime.HookOutcome;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 import static io.mantlehooks.test.HookAssertions.assertThat;
@@ -33,8 +34,8 @@ class HookAssertionsTests {
 			assertThat(hooks.run(TestPayloads.incomingMessage("spam").build())).isRejectedWith("spam",
 					"utter_spam_rejected");
 			assertThat(hooks.run(TestPayloads.modelResponse("I guess").build())).isRetriedWith("Cite a source.");
-			assertThat(hooks.run(TestPayloads.modelResponse("Sure").build())).proceededWith(
-					(response) -> org.assertj.core.api.Assertions.assertThat(response.text()).isEqualTo("Sure!"));
+			assertThat(hooks.run(TestPayloads.modelResponse("Sure").build()))
+				.proceededWith((response) -> Assertions.assertThat(response.text()).isEqualTo("Sure!"));
 			assertThat(hooks.run(TestPayloads.toolResult("t", "v").build())).failedOpenWith(HookFailure.Kind.CRASH);
 		}
 	}

@@ -7,6 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
@@ -20,6 +21,7 @@ import io.mantlehooks.PayloadTooDeepException;
 import io.mantlehooks.RetryModel;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
@@ -38,6 +40,7 @@ import io.mantlehooks.runtime.HookFailure;
 import io.mantlehooks.runtime.HookOutcome;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.UserMessage;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -217,8 +220,7 @@ class HookTesterTests {
 			return request.withMessages(request.messages()
 				.stream()
 				.map((message) -> (message instanceof UserMessage user)
-						? (org.springframework.ai.chat.messages.Message) new UserMessage(
-								user.getText().replaceAll("\\d{4}( \\d{4}){3}", "[card]"))
+						? (Message) new UserMessage(user.getText().replaceAll("\\d{4}( \\d{4}){3}", "[card]"))
 						: message)
 				.toList());
 		}
@@ -258,7 +260,7 @@ class HookTesterTests {
 		@ModifyOutgoingText
 		OutgoingTextPayload shout(OutgoingTextPayload text) {
 			return new OutgoingTextPayload(text.text().toUpperCase(), text.isVoice(), "someone-else", Map.of(),
-					io.mantlehooks.Channel.of("stolen"));
+					Channel.of("stolen"));
 		}
 
 	}
@@ -326,7 +328,7 @@ class HookTesterTests {
 		}
 
 		@OnTurnFinished
-		void finished(io.mantlehooks.TurnFinishedPayload turn) {
+		void finished(TurnFinishedPayload turn) {
 			this.finished.add(turn.senderId() + " " + turn.status());
 		}
 

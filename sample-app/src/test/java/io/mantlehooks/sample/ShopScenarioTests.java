@@ -1,6 +1,7 @@
 package io.mantlehooks.sample;
 
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.CookieManager;
 import java.net.URI;
@@ -17,6 +18,7 @@ import java.util.UUID;
 
 import io.mantlehooks.transcript.TranscriptEntry;
 import io.mantlehooks.transcript.TranscriptRole;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -190,11 +192,11 @@ class ShopScenarioTests {
 			.body(new ParameterizedTypeReference<>() {
 			});
 		assertThat(transcript).extracting(TranscriptEntry::role, TranscriptEntry::text, TranscriptEntry::discarded)
-			.containsExactly(org.assertj.core.groups.Tuple.tuple(TranscriptRole.USER, "Want to buy crypto?", true),
-					org.assertj.core.groups.Tuple.tuple(TranscriptRole.ASSISTANT,
-							"Sorry, I can only help with your orders and our shop.", true),
-					org.assertj.core.groups.Tuple.tuple(TranscriptRole.USER, "Hello", false),
-					org.assertj.core.groups.Tuple.tuple(TranscriptRole.ASSISTANT, "You said: Hello", false));
+			.containsExactly(Tuple.tuple(TranscriptRole.USER, "Want to buy crypto?", true),
+					Tuple.tuple(TranscriptRole.ASSISTANT, "Sorry, I can only help with your orders and our shop.",
+							true),
+					Tuple.tuple(TranscriptRole.USER, "Hello", false),
+					Tuple.tuple(TranscriptRole.ASSISTANT, "You said: Hello", false));
 		assertThat(this.chatMemory.get(this.conversation).toString()).doesNotContain("crypto");
 	}
 
@@ -374,7 +376,7 @@ class ShopScenarioTests {
 			.build();
 		URI uri = URI.create("http://127.0.0.1:" + this.port + "/api/chat/stream?conversationId=" + this.conversation
 				+ "&message=" + URLEncoder.encode(message, StandardCharsets.UTF_8));
-		HttpResponse<java.io.InputStream> response = client.send(HttpRequest.newBuilder(uri)
+		HttpResponse<InputStream> response = client.send(HttpRequest.newBuilder(uri)
 			.header("Accept", "text/event-stream")
 			.timeout(Duration.ofSeconds(20))
 			.build(), HttpResponse.BodyHandlers.ofInputStream());

@@ -1,5 +1,7 @@
 package io.mantlehooks.ai.chat;
 
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
 import java.util.concurrent.Executor;
 
 import io.mantlehooks.TurnStatus;
@@ -218,8 +220,8 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 			return true;
 		}
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof InterruptedException || (cause instanceof java.io.InterruptedIOException
-					&& !(cause instanceof java.net.SocketTimeoutException))) {
+			if (cause instanceof InterruptedException
+					|| (cause instanceof InterruptedIOException && !(cause instanceof SocketTimeoutException))) {
 				return true;
 			}
 		}

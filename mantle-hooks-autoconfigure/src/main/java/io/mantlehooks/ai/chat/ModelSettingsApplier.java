@@ -6,6 +6,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -70,11 +71,11 @@ final class ModelSettingsApplier {
 	private static final class OpenAiSeed {
 
 		static boolean isOpenAi(ChatOptions.Builder<?> builder) {
-			return builder instanceof org.springframework.ai.openai.OpenAiChatOptions.Builder;
+			return builder instanceof OpenAiChatOptions.Builder;
 		}
 
 		static void apply(ChatOptions.Builder<?> builder, int seed) {
-			((org.springframework.ai.openai.OpenAiChatOptions.Builder) builder).seed(seed);
+			((OpenAiChatOptions.Builder) builder).seed(seed);
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
+import io.mantlehooks.ai.turn.Turn;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
@@ -22,8 +23,7 @@ final class Rounds {
 	static final String FEEDBACK = "mantle.feedback";
 
 	/** Every key the engine uses internally; none is part of a final response. */
-	static final Set<String> INTERNAL_KEYS = Set.of(io.mantlehooks.ai.turn.Turn.CONTEXT_KEY, ITERATION, FEEDBACK,
-			RoundReport.KEY, Resume.KEY);
+	static final Set<String> INTERNAL_KEYS = Set.of(Turn.CONTEXT_KEY, ITERATION, FEEDBACK, RoundReport.KEY, Resume.KEY);
 
 	private Rounds() {
 	}

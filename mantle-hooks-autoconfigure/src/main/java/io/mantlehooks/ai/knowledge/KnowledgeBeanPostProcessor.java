@@ -1,6 +1,7 @@
 package io.mantlehooks.ai.knowledge;
 
 import java.lang.reflect.Modifier;
+import java.util.stream.Stream;
 
 import io.mantlehooks.runtime.HookRunner;
 import org.apache.commons.logging.Log;
@@ -38,7 +39,7 @@ public final class KnowledgeBeanPostProcessor implements SmartInstantiationAware
 	public KnowledgeBeanPostProcessor(ObjectProvider<HookRunner> hooks) {
 		this.interceptor = new KnowledgeSearchInterceptor(hooks);
 		ClassLoader classLoader = KnowledgeBeanPostProcessor.class.getClassLoader();
-		this.searchTypes = java.util.stream.Stream.of(VECTOR_STORE, DOCUMENT_RETRIEVER)
+		this.searchTypes = Stream.of(VECTOR_STORE, DOCUMENT_RETRIEVER)
 			.filter((name) -> ClassUtils.isPresent(name, classLoader))
 			.map((name) -> ClassUtils.resolveClassName(name, classLoader))
 			.toArray(Class<?>[]::new);
