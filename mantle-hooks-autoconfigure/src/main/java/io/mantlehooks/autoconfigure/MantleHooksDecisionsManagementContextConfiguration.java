@@ -29,8 +29,8 @@ public final class MantleHooksDecisionsManagementContextConfiguration {
 	DecisionRequestFilter mantleDecisionRequestFilter(ObjectProvider<MantleHooksEndpoint> endpoint,
 			ObjectProvider<PathMappedEndpoints> paths) {
 		// looked up on the first request (the endpoint and its path exist once the
-		// contexts are up) and kept, also when there is none: a POST elsewhere costs no
-		// look-up
+		// contexts are up) and kept, also when there is none: a POST elsewhere costs
+		// no look-up
 		SingletonSupplier<Optional<String>> path = SingletonSupplier
 			.of(() -> Optional.ofNullable(approvalsPath(endpoint, paths)));
 		return new DecisionRequestFilter(() -> path.obtain().orElse(null));

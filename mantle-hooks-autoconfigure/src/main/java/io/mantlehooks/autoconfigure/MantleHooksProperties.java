@@ -188,8 +188,7 @@ public class MantleHooksProperties {
 		 * "beanName.methodName"; wins over the annotation's timeoutMs and every default.
 		 */
 		// String values: Boot binds dotted keys of a Map<String, String> without
-		// brackets,
-		// which a Map<String, Duration> would not
+		// brackets, which a Map<String, Duration> would not
 		private Map<String, String> hook = new LinkedHashMap<>();
 
 		public Duration getObserve() {

@@ -228,8 +228,8 @@ final class QueuedTranscriptStore implements TranscriptStore, DisposableBean {
 			String message = "Could not write the " + entry.role().name().toLowerCase(Locale.ROOT) + " message of turn "
 					+ entry.turnId() + " to the transcript: " + reason + "; counted in "
 					+ MantleHooksMetricsAutoConfiguration.TRANSCRIPT_WRITES_FAILED_METER;
-			// a time-out or an open breaker says all there is; anything else gets its
-			// trace
+			// a time-out or an open breaker says all there is; anything else gets
+			// its trace
 			if (ex == null || ex instanceof StoreUnavailableException) {
 				logger.warn(message);
 			}

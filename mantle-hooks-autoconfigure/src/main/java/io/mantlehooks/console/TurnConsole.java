@@ -80,8 +80,8 @@ public final class TurnConsole {
 	 * @return the turns with their hook invocations
 	 */
 	public Turns turns() {
-		// the list leaves the texts to each turn's detail: 200 turns of texts are too
-		// much
+		// the list leaves the texts to each turn's detail: 200 turns of texts are
+		// too much
 		List<RecordedTurn> turns = this.recorder.turns()
 			.stream()
 			.map((turn) -> new RecordedTurn(turn.id(), turn.senderId(), turn.channel(), turn.conversationId(),

@@ -93,8 +93,8 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		this.registry = registry;
 		this.timeouts = timeouts;
 		this.timeoutsPrefix = timeoutsPrefix;
-		// the timeouts' sibling group: mantle.hooks.timeouts ->
-		// mantle.hooks.circuit-breaker
+		// the timeouts' sibling group: mantle.hooks.timeouts
+		// -> mantle.hooks.circuit-breaker
 		this.circuitBreakerPrefix = (timeoutsPrefix.endsWith(".timeouts")
 				? timeoutsPrefix.substring(0, timeoutsPrefix.length() - ".timeouts".length()) : timeoutsPrefix)
 				+ ".circuit-breaker";
@@ -269,8 +269,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		}
 		catch (Throwable ex) {
 			// An unresolvable bean type - probably a lazy bean - cannot carry hooks we
-			// can
-			// find; the EventListenerMethodProcessor ignores these too.
+			// can find; the EventListenerMethodProcessor ignores these too.
 			logger.debug("Could not resolve target class for bean with name '" + beanName + "'", ex);
 		}
 		if (type != null && ScopedObject.class.isAssignableFrom(type)) {

@@ -166,8 +166,8 @@ final class ModifyLane {
 		this.observations.skipped(hook, scope, outcome);
 		HookFailure.Kind kind;
 		if (outcome == HookOutcome.CIRCUIT_OPEN) {
-			// the breaker's state transitions are logged (HookGuards), not every skipped
-			// call
+			// the breaker's state transitions are logged (HookGuards), not every
+			// skipped call
 			kind = HookFailure.Kind.CIRCUIT_OPEN;
 		}
 		else {

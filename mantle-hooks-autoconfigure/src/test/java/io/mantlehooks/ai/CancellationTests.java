@@ -81,8 +81,8 @@ class CancellationTests {
 					.subscribe();
 				await().atMost(WAIT).until(() -> observers.of(TurnStartedPayload.class).size() == 1);
 				// the turn has started and waits in the application's advisor: cancel it
-				// there, then let the advisor go on (in order, whatever the machine's
-				// speed)
+				// there, then let the advisor go on (in order, whatever the
+				// machine's speed)
 				await().atMost(WAIT).until(slowStep::waiting);
 				subscription.dispose();
 				slowStep.go.complete(null);
@@ -159,8 +159,7 @@ class CancellationTests {
 		assertThat(observers.of(TurnFinishedPayload.class)).extracting(TurnFinishedPayload::status)
 			.contains(TurnStatus.COMPLETED, TurnStatus.CANCELLED);
 		// nothing left behind: no model stream still subscribed, no hook invocation and
-		// no
-		// hook-executor thread still busy
+		// no hook-executor thread still busy
 		await().atMost(WAIT).untilAsserted(() -> assertThat(context.getBean(PacedModel.class).active()).hasValue(0));
 		if (context.getBean("mantleHookExecutor") instanceof ThreadPoolTaskExecutor executor) {
 			await().atMost(WAIT).until(() -> executor.getActiveCount() == 0);

@@ -180,8 +180,8 @@ class FaultMatrixTests {
 			assertThat(turn.context).doesNotContainKey(MantleHooks.OUTCOME);
 		}
 		if (!modelSkipped) {
-			// a failed query hook skips the search; a failed results hook keeps what was
-			// found
+			// a failed query hook skips the search; a failed results hook keeps what
+			// was found
 			assertThat(turn.requests.get(0))
 				.is(condition(!(fails && point == HookPoint.KNOWLEDGE_QUERY), "contains the policy"));
 		}
@@ -194,8 +194,7 @@ class FaultMatrixTests {
 		});
 		assertNoSecret(turn);
 		// two faulty calls at most (model-response runs per round), each cut at 200 ms;
-		// the
-		// spinning and sleeping hooks would hold the turn for seconds
+		// the spinning and sleeping hooks would hold the turn for seconds
 		assertThat(turn.millis).isLessThan(1300);
 	}
 

@@ -83,8 +83,7 @@ class HookIsolationTests {
 					assertThat(context.getBean(HookRunner.class).getDroppedObserverInvocations())
 						.isEqualTo(TURNS - LIMIT);
 					// the hung hooks hold their own threads, no more; everything else
-					// comes
-					// and goes
+					// comes and goes
 					assertThat(ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore)
 						.isLessThanOrEqualTo(2 * LIMIT + 16);
 				}

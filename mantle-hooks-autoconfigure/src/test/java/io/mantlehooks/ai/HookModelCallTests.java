@@ -57,8 +57,8 @@ class HookModelCallTests {
 	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
-		// as in every application with the starter: unhooked calls are seen through model
-		// observations
+		// as in every application with the starter: unhooked calls are seen through
+		// model observations
 		.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
 		.withPropertyValues("mantle.hooks.timeouts.modify=30s")
 		.withBean("watch", Watch.class);

@@ -101,8 +101,8 @@ class TwoInstancesTests {
 		assertThat(paused.context()).containsEntry(MantleHooks.OUTCOME, "awaiting_approval");
 		String approvalId = (String) paused.context().get(MantleHooks.APPROVAL_ID);
 
-		// another sender in the conversation, on B: refused before the claim, nothing
-		// runs
+		// another sender in the conversation, on B: refused before the claim,
+		// nothing runs
 		ChatClientResponse refused = turn(instanceB, "Yes, run it", approvalId, CONVERSATION, "mallory");
 		assertThat(refused.context()).containsEntry(MantleHooks.OUTCOME, "approval_not_allowed");
 		assertThat(tools(instanceB).refunds).hasValue(refundsOnB);
@@ -125,8 +125,8 @@ class TwoInstancesTests {
 		assertThat(lastRequest).contains("user: Refund order 42", "assistant: Order 42 is refunded.", "user: Thanks")
 			.noneMatch((message) -> message.contains("spam"));
 
-		// each instance writes its turns' entries in the background: A reads B's once
-		// written
+		// each instance writes its turns' entries in the background: A reads B's
+		// once written
 		Awaitility.await()
 			.atMost(Duration.ofSeconds(30))
 			.until(() -> instanceA.getBean(TranscriptStore.class).find(CONVERSATION), hasSize(10));

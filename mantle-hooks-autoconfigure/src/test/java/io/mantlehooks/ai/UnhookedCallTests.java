@@ -75,8 +75,8 @@ class UnhookedCallTests {
 
 	@Test
 	void withoutAnObservationRegistryTheModelThatCannotBeCheckedIsNamedAtStartup(CapturedOutput output) {
-		// no ObservationAutoConfiguration: an application that removed Boot's observation
-		// module
+		// no ObservationAutoConfiguration: an application that removed Boot's
+		// observation module
 		ChatTestSupport.contextRunner(this.openAi)
 			.withBean("scriptedHooks", ScriptedHooks.class)
 			.run((context) -> assertThat(context).hasNotFailed());

@@ -82,8 +82,8 @@ class HookResponsesTests {
 					.isEqualTo("Message source says hello.");
 				assertThat(responses.resolve(null, HookResponses.OUTGOING_TEXT_REJECTED))
 					.isEqualTo("I can't share that, sorry.");
-				// useCodeAsDefaultMessage answers with the raw name; that must not reach
-				// users
+				// useCodeAsDefaultMessage answers with the raw name; that must not
+				// reach users
 				assertThat(responses.resolve("utter_nowhere", HookResponses.INCOMING_MESSAGE_REJECTED))
 					.isEqualTo("Sorry, I can't help with that request.");
 			}

@@ -52,8 +52,8 @@ class JdbcStoresTests {
 					(queued) -> assertThat(queued.delegate()).isInstanceOf(JdbcTranscriptStore.class));
 			assertThat(context.getBean(ApprovalStore.class)).isInstanceOfSatisfying(GuardedApprovalStore.class,
 					(guarded) -> assertThat(guarded.delegate()).isInstanceOf(JdbcApprovalStore.class));
-			// both behind circuit breakers of the application's registry, so meters bind
-			// them
+			// both behind circuit breakers of the application's registry, so meters
+			// bind them
 			assertThat(context.getBean(CircuitBreakerRegistry.class).getAllCircuitBreakers())
 				.extracting(CircuitBreaker::getName)
 				.contains("mantle.store.transcript", "mantle.store.approvals");
@@ -173,8 +173,8 @@ class JdbcStoresTests {
 		store.delete("c-1");
 		assertThat(store.find("c-1")).isEmpty();
 		assertThat(store.find("c-2")).hasSize(1);
-		// U+0000 (which PostgreSQL text cannot hold) and U+0001 (the escape) read back as
-		// written
+		// U+0000 (which PostgreSQL text cannot hold) and U+0001 (the escape) read back
+		// as written
 		List<String> texts = List.of("nul\u0000in the middle", "\u0001starts with the escape", "\u0001\u00000\u0001",
 				"\u0000");
 		texts.forEach((text) -> store.append(entry("c-3", TranscriptRole.USER, text, at)));

@@ -98,8 +98,7 @@ class QueuedTranscriptStoreTests {
 			assertThat(store.find("busy")).extracting(TranscriptEntry::text)
 				.containsExactlyElementsOf(IntStream.range(0, busy).mapToObj((i) -> "m" + i).toList());
 			// the quiet conversation was written after the busy one's first turn, not
-			// after
-			// all of it
+			// after all of it
 			assertThat(written.indexOf("quiet")).isEqualTo(QueuedTranscriptStore.TURN_SIZE);
 		}
 		finally {

@@ -299,8 +299,7 @@ class HookRunnerTests {
 	@Test
 	void oneStragglerLimitsNothing() {
 		// a slow input that makes one call overrun (a runaway regular expression) must
-		// not
-		// switch the guardrail off for everyone else
+		// not switch the guardrail off for everyone else
 		this.contextRunner.withBean("stragglingHook", StragglingHook.class)
 			.withPropertyValues("mantle.hooks.modify.max-concurrent=2", "mantle.hooks.timeouts.modify=2s")
 			.run((context) -> {
@@ -428,8 +427,8 @@ class HookRunnerTests {
 	@Test
 	void mdcAndCurrentObservationReachHookThreads() {
 		ObservationRegistry observations = ObservationRegistry.create();
-		// a registry with a handler, as with tracing: its observations are real, not
-		// no-ops
+		// a registry with a handler, as with tracing: its observations are real,
+		// not no-ops
 		observations.observationConfig().observationHandler((context) -> true);
 		this.contextRunner
 			.withBean("contextReadingHook", ContextReadingHook.class, () -> new ContextReadingHook(observations))
@@ -701,8 +700,8 @@ class HookRunnerTests {
 				return text;
 			}
 			this.mostAtOnce.accumulateAndGet(this.running.incrementAndGet(), Math::max);
-			// all of them in flight at once, more than max-concurrent, beside the
-			// straggler
+			// all of them in flight at once, more than max-concurrent, beside
+			// the straggler
 			this.together.countDown();
 			this.together.await(WAIT.toSeconds(), TimeUnit.SECONDS);
 			this.running.decrementAndGet();

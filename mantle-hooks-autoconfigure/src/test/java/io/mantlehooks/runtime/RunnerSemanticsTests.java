@@ -87,8 +87,8 @@ class RunnerSemanticsTests {
 				for (int i = 0; i < 2; i++) {
 					ModifyResult<OutgoingTextPayload> result = runner.runAndWait(HookPoint.OUTGOING_TEXT,
 							outgoing("hello"), HookScope.none());
-					// the caller has its answer while the hook is still busy before its
-					// stage
+					// the caller has its answer while the hook is still busy before
+					// its stage
 					assertThat(hook.returned.get()).isFalse();
 					assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class,
 							(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT));

@@ -177,8 +177,8 @@ public class ScriptedChatModel implements ChatModel {
 			for (int i = 0; i < words.length - 1; i++) {
 				chunks.add(response(words[i], List.of(), null));
 			}
-			// the last chunk ends the reply: the last word, the tool calls, the finish
-			// reason
+			// the last chunk ends the reply: the last word, the tool calls, the
+			// finish reason
 			chunks.add(response(words[words.length - 1], reply.toolCalls(),
 					reply.toolCalls().isEmpty() ? "STOP" : "TOOL_CALLS"));
 			return Flux.fromIterable(chunks);

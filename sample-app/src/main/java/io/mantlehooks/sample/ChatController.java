@@ -99,8 +99,7 @@ class ChatController {
 					"'reason' must be at most " + MantleHooks.MAX_DENY_REASON_LENGTH + " characters");
 		}
 		// only the conversation's visitor decides here; the library checks again that it
-		// is
-		// the sender who paused the batch (mantle.hooks.approvals.decided-by=sender)
+		// is the sender who paused the batch (mantle.hooks.approvals.decided-by=sender)
 		Conversation conversation = conversation(request.conversationId(), session, channel);
 		return ChatReply.of(this.assistant.decide(conversation, approvalId, approved, message, reason));
 	}

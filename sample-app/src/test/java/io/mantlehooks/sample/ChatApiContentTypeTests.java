@@ -53,8 +53,8 @@ class ChatApiContentTypeTests {
 			assertThat(refused.getHeaders().getAccept()).contains(MediaType.APPLICATION_JSON);
 		}
 		// what the old catch-all logged: an ERROR "Request failed" with the exception's
-		// stack
-		// trace (other threads of a shared test context may log, so only this is checked)
+		// stack trace (other threads of a shared test context may log, so only this
+		// is checked)
 		assertThat(output).doesNotContain("Request failed").doesNotContain("HttpMediaTypeNotSupportedException");
 	}
 

@@ -39,8 +39,8 @@ class ConsoleBrowserTests extends BrowserTests {
 		assertThat(reply(vetoed).getAttribute("data-outcome")).isEqualTo("rejected");
 		assertThat(reply(refund).getAttribute("data-outcome")).isEqualTo("awaiting_approval");
 
-		// observers run off the critical path; the page shows what was recorded when it
-		// loads
+		// observers run off the critical path; the page shows what was recorded when
+		// it loads
 		await().atMost(WAIT)
 			.until(() -> this.console.turn(lookup)
 				.map((detail) -> detail.turn()

@@ -86,8 +86,8 @@ abstract class SecuredConsoleBrowserTests extends BrowserTests {
 			.contains("reply: Refunded €30.00 for order A-42.");
 		assertThat(this.tools.refunds()).hasSize(refunds + 1);
 
-		// who approved: the signed-in operator, in the log and in the conversation's
-		// transcript
+		// who approved: the signed-in operator, in the log and in the
+		// conversation's transcript
 		assertThat(output).contains("Turn console: approval " + approvalId).contains("approve by 'operator': approved");
 		String conversation = this.console.turn(refund).orElseThrow().turn().conversationId();
 		assertThat(this.transcript.find(conversation))

@@ -243,8 +243,8 @@ class ShopScenarioTests {
 			.contains("\"approvalId\"");
 		assertThat(events).filteredOn((event) -> event.startsWith("token ")).isNotEmpty();
 		List<String> plain = stream("Where is order 7?");
-		// the outgoing-text hook rewrites whole replies, so the reply arrives in one
-		// piece
+		// the outgoing-text hook rewrites whole replies, so the reply arrives in
+		// one piece
 		assertThat(plain).filteredOn((event) -> event.startsWith("token ")).hasSize(1);
 		assertThat(String.join("", plain)).contains("being packed for [email]");
 		assertThat(plain).last().asString().contains("\"outcome\":\"completed\"");

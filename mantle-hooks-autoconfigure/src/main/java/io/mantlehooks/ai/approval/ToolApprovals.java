@@ -161,8 +161,8 @@ public final class ToolApprovals {
 						+ approval.conversationId() + "' (" + refusal + "); it keeps waiting"));
 			return Claim.NOT_ALLOWED;
 		}
-		// the batch's own conversation: an authorizer may let a turn of another one
-		// decide
+		// the batch's own conversation: an authorizer may let a turn of another
+		// one decide
 		return this.store.claim(id, approval.conversationId(), now)
 			.map((claimed) -> new Claim(StoredBatchCodec.read(claimed.batch()), false))
 			.orElse(Claim.NOT_FOUND);

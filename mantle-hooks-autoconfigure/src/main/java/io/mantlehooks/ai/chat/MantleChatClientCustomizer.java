@@ -125,8 +125,8 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 		AdvisorPlan needed = AdvisorPlan.of(this.pointsWithHooks.get());
 		AdvisorPlan plan = needed.covers(this.floor) ? needed : this.floor;
 		if (!this.registry.isInstalled()) {
-			// remember the weakest plan a builder got before discovery, to verify it
-			// later
+			// remember the weakest plan a builder got before discovery, to verify
+			// it later
 			this.earliestPlan.accumulateAndGet(plan,
 					(earlier, next) -> (earlier == null || earlier.covers(next)) ? next : earlier);
 		}

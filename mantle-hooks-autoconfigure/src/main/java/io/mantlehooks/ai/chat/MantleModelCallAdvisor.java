@@ -82,8 +82,8 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 			long started = System.nanoTime();
 			Flux<ChatClientResponse> chunks = CurrentTurnPropagation.subscribeWithin(turn, chain.nextStream(request));
 			if (this.stage.buffersResponses()) {
-				// the response hook must see the whole completion before any of it goes
-				// on
+				// the response hook must see the whole completion before any of it
+				// goes on
 				return aggregate(chunks)
 					.flatMap((response) -> Steps.mono(this.stage.review(turn, response, millisSince(started)),
 							this.executor))

@@ -60,8 +60,8 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 		Round round = Round.first(request);
 		Resume resume = Resume.of(request);
 		if (resume != null) {
-			// an approved or declined batch: its tools run (or not) before the next model
-			// call
+			// an approved or declined batch: its tools run (or not) before the next
+			// model call
 			Decision resumed = Steps.join(this.loop.resume(state, resume));
 			if (resumed.next() == null) {
 				return resumed.response();

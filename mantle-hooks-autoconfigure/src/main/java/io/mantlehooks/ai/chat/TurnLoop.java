@@ -268,8 +268,7 @@ final class TurnLoop {
 		}
 		if (text == null || state.turn().isNested()) {
 			// tool calls for the application to run, or a nested call's reply that no
-			// user
-			// receives
+			// user receives
 			return Step.done(new Decision(null, state.complete(response), true));
 		}
 		return this.outgoing.process(state.turn(), text)

@@ -40,8 +40,8 @@ final class KnowledgeStage {
 
 	List<Document> search(String query, @Nullable Turn turn, Function<String, List<Document>> search) {
 		if (query == null || query.isBlank() || Boolean.TRUE.equals(SEARCHING.get()) || !hasHooks()) {
-			// nested searches (a hooked retriever over a hooked vector store) are hooked
-			// once
+			// nested searches (a hooked retriever over a hooked vector store) are
+			// hooked once
 			return search.apply(query);
 		}
 		SEARCHING.set(Boolean.TRUE);
@@ -64,8 +64,8 @@ final class KnowledgeStage {
 		ModifyResult<KnowledgeQueryPayload> queryResult = this.hooks.runAndWait(HookPoint.KNOWLEDGE_QUERY, queryPayload,
 				turn.scope());
 		if (!(queryResult instanceof ModifyResult.Proceed<KnowledgeQueryPayload> proceed)) {
-			// fail closed: no search, and the model sees the same empty result as no
-			// match
+			// fail closed: no search, and the model sees the same empty result as
+			// no match
 			return List.of();
 		}
 		String finalQuery = proceed.payload().query();

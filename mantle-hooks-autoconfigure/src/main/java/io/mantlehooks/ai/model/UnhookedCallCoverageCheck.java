@@ -59,8 +59,8 @@ public final class UnhookedCallCoverageCheck implements SmartInitializingSinglet
 				|| this.pointsWithHooks.get().isEmpty()) {
 			return;
 		}
-		// Spring AI's model auto-configurations take the registry with getIfUnique, so do
-		// we
+		// Spring AI's model auto-configurations take the registry with getIfUnique, so
+		// do we
 		ObservationRegistry registry = this.observationRegistry.getIfUnique();
 		if (registry != null && !registry.isNoop()) {
 			return;

@@ -58,8 +58,8 @@ final class HookedToolCallback implements ToolCallback {
 	public String call(String toolInput, @Nullable ToolContext toolContext) {
 		String name = getToolDefinition().name();
 		if (Thread.currentThread().isInterrupted()) {
-			// the turn's .call() thread was interrupted: no further tool of the batch
-			// runs
+			// the turn's .call() thread was interrupted: no further tool of the
+			// batch runs
 			throw new TurnCancelledException();
 		}
 		int index = this.batch.next(name);

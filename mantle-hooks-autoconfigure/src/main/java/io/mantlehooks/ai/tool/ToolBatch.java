@@ -343,8 +343,8 @@ public final class ToolBatch {
 	private static @Nullable String duplicateId(List<AssistantMessage.ToolCall> calls) {
 		Set<String> ids = new HashSet<>();
 		for (AssistantMessage.ToolCall call : calls) {
-			// some providers (Ollama, Gemini) send no ids at all; only a repeated id is a
-			// duplicate
+			// some providers (Ollama, Gemini) send no ids at all; only a repeated id is
+			// a duplicate
 			if (!call.id().isBlank() && !ids.add(call.id())) {
 				return call.id();
 			}
