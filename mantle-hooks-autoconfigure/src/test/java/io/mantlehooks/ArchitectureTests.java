@@ -36,9 +36,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 		importOptions = { ImportOption.DoNotIncludeTests.class, ArchitectureTests.ProductionOnly.class })
 final class ArchitectureTests {
 
-	private ArchitectureTests() {
-	}
-
 	private static final String[] API = { "io.mantlehooks", "io.mantlehooks.annotation..", "io.mantlehooks.approval..",
 			"io.mantlehooks.transcript..", "io.mantlehooks.observation.." };
 
@@ -140,6 +137,9 @@ final class ArchitectureTests {
 							"MantleHooksProperties", "MantleHooksStoresAutoConfiguration")),
 			Map.entry("io.mantlehooks.console",
 					List.of("ConsolePage", "RecordedHook", "RecordedTurn", "TurnConsole", "TurnRecorder")));
+
+	private ArchitectureTests() {
+	}
 
 	@ArchTest
 	static void publicTypesAreTheListedOnes(JavaClasses classes) {
