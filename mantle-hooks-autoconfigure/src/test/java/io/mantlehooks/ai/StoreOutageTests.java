@@ -75,11 +75,12 @@ class StoreOutageTests {
 			.withPropertyValues("spring.datasource.url=" + jdbcUrl, "spring.datasource.username=postgres",
 					"spring.datasource.password=postgres", "spring.sql.init.mode=never",
 					"mantle.hooks.jdbc.initialize-schema=always", "mantle.hooks.jdbc.query-timeout=500ms",
-					// longer than the tests' own time limit: a turn that waited for a
+					// ten minutes, longer than the tests' own time limit: a turn that
+					// waited for a
 					// connection, as turns did for each write before, never answers, so
 					// a turn that answers during the outage shows it did not wait (no
 					// wall-clock budget needed)
-					"spring.datasource.hikari.connection-timeout=10m", "mantle.hooks.transcript.enabled=true",
+					"spring.datasource.hikari.connection-timeout=600000", "mantle.hooks.transcript.enabled=true",
 					"mantle.hooks.approvals.tools=refund",
 					"mantle.hooks.responses.utter_tool_call_hook_error=" + CANNOT,
 					"mantle.hooks.responses.utter_approval_not_found=" + NOT_FOUND)

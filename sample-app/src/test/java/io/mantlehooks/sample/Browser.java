@@ -2,7 +2,6 @@ package io.mantlehooks.sample;
 
 import java.io.File;
 import java.time.Duration;
-import java.util.List;
 import java.util.function.Function;
 
 import org.openqa.selenium.By;
@@ -113,12 +112,6 @@ final class Browser {
 	/** Read the text of the element, found at the moment of reading. */
 	static String text(WebDriver browser, By locator) {
 		return read(browser, (page) -> page.findElement(locator).getText());
-	}
-
-	/** Read an attribute of every element found, all found at the moment of reading. */
-	static List<String> attributes(WebDriver browser, By locator, String name) {
-		return read(browser,
-				(page) -> page.findElements(locator).stream().map((element) -> element.getAttribute(name)).toList());
 	}
 
 }

@@ -94,11 +94,11 @@ class ConsoleBrowserTests extends BrowserTests {
 			.isEqualTo("proceeded");
 		By observer = bar("tool-call", "auditHooks.toolCall");
 		assertThat(Browser.attribute(browser, observer, "data-lane")).isEqualTo("observe");
-		assertThat(Browser.read(browser,
+		String group = Browser.read(browser,
 				(page) -> page.findElement(observer)
 					.findElement(By.xpath("ancestor::div[contains(@class,'group')]/h4"))
-					.getText()))
-			.isEqualTo("Observers (off the critical path)");
+					.getText());
+		assertThat(group).isEqualTo("Observers (off the critical path)");
 		assertThat(Browser.text(browser, diff("toolGuards.preflight", "td.removed"))).contains("orderId=42");
 		assertThat(Browser.text(browser, diff("toolGuards.preflight", "td.added"))).contains("orderId=A-42");
 		assertThat(Browser.text(browser, diff("toolGuards.redactEmails", "td.added"))).contains("[email]");
@@ -151,16 +151,16 @@ class ConsoleBrowserTests extends BrowserTests {
 		// the vetoed turn's transcript: the refused message and its reply, both discarded
 		Browser.open(browser, vetoed);
 		wait.until((page) -> page.findElements(By.cssSelector("#transcript li")).size() == 2);
-		assertThat(Browser.read(browser,
+		List<String> transcript = Browser.read(browser,
 				(page) -> page.findElements(By.cssSelector("#transcript li"))
 					.stream()
 					.map(WebElement::getText)
-					.toList()))
-			.containsExactly("user (discarded): Buy crypto now",
-					"assistant (discarded): Sorry, I can only help with your orders and our shop.");
-		assertThat(
-				Browser.read(browser, (page) -> page.findElements(By.cssSelector("#transcript li.discarded")).size()))
-			.isEqualTo(2);
+					.toList());
+		assertThat(transcript).containsExactly("user (discarded): Buy crypto now",
+				"assistant (discarded): Sorry, I can only help with your orders and our shop.");
+		Integer discarded = Browser.read(browser,
+				(page) -> page.findElements(By.cssSelector("#transcript li.discarded")).size());
+		assertThat(discarded).isEqualTo(2);
 	}
 
 	private static By reply(String turnId) {
