@@ -69,13 +69,7 @@ class HookActivityTests {
 			assertThat(reply).isEqualTo("Parcels ship in 2 days.");
 			// the turn has answered; its observers are still held by the latch
 			assertThat(this.audit.seen).isEmpty();
-			assertThatExceptionOfType(AssertionError.class)
-				.isThrownBy(() -> HookActivity.awaitObservers(this.context, Duration.ofMillis(50)))
-				.withMessageContaining("2 invocation(s) in flight");
-			this.audit.release.countDown();
-			HookActivity.awaitObservers(this.context, Duration.ofSeconds(30));
-			assertThat(this.audit.seen).containsExactlyInAnyOrder("outgoing: Parcels ship in 2 days.",
-					"finished: COMPLETED");
+			assertObserversAwaited();
 		}
 		finally {
 			this.audit.release.countDown();
@@ -95,17 +89,25 @@ class HookActivityTests {
 				.block(Duration.ofSeconds(60));
 			assertThat(String.join("", chunks)).isEqualTo("Parcels ship in 2 days.");
 			// both observers, the turn-finished one included, were started before the end
-			assertThatExceptionOfType(AssertionError.class)
-				.isThrownBy(() -> HookActivity.awaitObservers(this.context, Duration.ofMillis(50)))
-				.withMessageContaining("2 invocation(s) in flight");
-			this.audit.release.countDown();
-			HookActivity.awaitObservers(this.context, Duration.ofSeconds(30));
-			assertThat(this.audit.seen).containsExactlyInAnyOrder("outgoing: Parcels ship in 2 days.",
-					"finished: COMPLETED");
+			assertObserversAwaited();
 		}
 		finally {
 			this.audit.release.countDown();
 		}
+	}
+
+	/**
+	 * The turn's two observers are held by the latch: waiting fails while they are, and
+	 * returns once they have recorded.
+	 */
+	private void assertObserversAwaited() {
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> HookActivity.awaitObservers(this.context, Duration.ofMillis(50)))
+			.withMessageContaining("2 invocation(s) in flight");
+		this.audit.release.countDown();
+		HookActivity.awaitObservers(this.context, Duration.ofSeconds(30));
+		assertThat(this.audit.seen).containsExactlyInAnyOrder("outgoing: Parcels ship in 2 days.",
+				"finished: COMPLETED");
 	}
 
 	@SpringBootConfiguration
