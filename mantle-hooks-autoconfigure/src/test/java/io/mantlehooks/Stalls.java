@@ -26,6 +26,20 @@ public final class Stalls {
 	}
 
 	/**
+	 * Spin on the CPU, ignoring interrupts, until released or at most {@code millis}: a
+	 * busy hook that a test can end, so that a test shows by order (its caller answered
+	 * while the hook still spun) what it would otherwise show by a wall-clock budget.
+	 * @param release counted down by the test
+	 * @param millis how long at most
+	 */
+	public static void spinUntil(CountDownLatch release, long millis) {
+		long end = System.nanoTime() + Duration.ofMillis(millis).toNanos();
+		while (release.getCount() > 0 && System.nanoTime() - end < 0) {
+			Thread.onSpinWait();
+		}
+	}
+
+	/**
 	 * Park, ignoring interrupts (unmounts a virtual thread, but does not stop).
 	 * @param millis how long
 	 */

@@ -108,7 +108,7 @@ class ApprovalTests {
 			assertThat(this.tools.calls).containsExactly("lookup 42-checked", "refund 42-checked");
 			assertThat(hooks.preflights).as("tool-call hooks do not run again").isEmpty();
 			// tool-result observers run off the critical path, in no fixed order
-			await().atMost(Duration.ofSeconds(10)).until(() -> hooks.results.size() == 2);
+			await().atMost(Duration.ofSeconds(60)).until(() -> hooks.results.size() == 2);
 			assertThat(hooks.results).containsExactlyInAnyOrder("lookup", "refund");
 			// the model continues the paused exchange: its calls, then their results
 			assertThat(this.openAi.messages(1)).containsExactly("user: Refund order 42",

@@ -58,12 +58,14 @@ import static org.awaitility.Awaitility.await;
  */
 class CancellationTests {
 
-	private static final Duration WAIT = Duration.ofSeconds(20);
+	private static final Duration WAIT = Duration.ofSeconds(60);
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(ChatTestSupport.mantleConfigurations())
 		.withBean("pacedModel", PacedModel.class)
-		.withBean("recordingObservers", RecordingObservers.class);
+		.withBean("recordingObservers", RecordingObservers.class)
+		// the hooks here are meant to succeed: timeouts no loaded machine reaches
+		.withPropertyValues("mantle.hooks.timeouts.modify=60s", "mantle.hooks.timeouts.observe=60s");
 
 	@Test
 	void cancelledBetweenTurnStartedAndTheModelsSubscriptionFinishesOnceLiveAndBuffered() {
@@ -102,8 +104,11 @@ class CancellationTests {
 		this.contextRunner.withBean("slowIncomingHook", SlowIncomingHook.class).run((context) -> {
 			SlowIncomingHook hook = context.getBean(SlowIncomingHook.class);
 			Disposable subscription = chatClient(context).prompt().user("Hi").stream().content().subscribe();
-			assertThat(hook.entered.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(hook.entered.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+			// cancelled while the hook is surely still running: it returns only
+			// when released
 			subscription.dispose();
+			hook.release.countDown();
 			RecordingObservers observers = context.getBean(RecordingObservers.class);
 			// the running hook finishes (its observers see what it returned), but no turn
 			// starts and the model is never asked
@@ -279,7 +284,7 @@ class CancellationTests {
 		@Override
 		public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
 			return Mono.fromFuture(this.go, true)
-				.timeout(Duration.ofSeconds(10), Mono.empty())
+				.timeout(Duration.ofSeconds(60), Mono.empty())
 				.doOnSubscribe((subscription) -> this.waiting = true)
 				.thenMany(Flux.defer(() -> chain.nextStream(request)));
 		}
@@ -336,10 +341,12 @@ class CancellationTests {
 
 		final CountDownLatch entered = new CountDownLatch(1);
 
+		final CountDownLatch release = new CountDownLatch(1);
+
 		@ModifyIncomingMessage
 		IncomingMessagePayload slow(IncomingMessagePayload message) throws InterruptedException {
 			this.entered.countDown();
-			Thread.sleep(300);
+			this.release.await(60, TimeUnit.SECONDS);
 			return message;
 		}
 

@@ -45,7 +45,9 @@ final class ChatTestSupport {
 							MantleHooksStoresAutoConfiguration.class, MantleHooksChatClientAutoConfiguration.class))
 			.withPropertyValues("spring.ai.openai.base-url=" + openAi.baseUrl(), "spring.ai.openai.api-key=test-key",
 					"spring.ai.openai.chat.model=fake-model", "spring.ai.openai.max-retries=0",
-					"mantle.hooks.timeouts.observe=2s");
+					// the tests' observers are meant to succeed: a timeout far above what
+					// a loaded machine needs
+					"mantle.hooks.timeouts.observe=60s", "mantle.hooks.timeouts.modify=60s");
 	}
 
 	static ChatClient chatClient(AssertableApplicationContext context) {

@@ -14,10 +14,15 @@ enum Fault {
 	/** Throws {@code OutOfMemoryError} with a secret text. */
 	OUT_OF_MEMORY(true),
 
-	/** Sleeps far past its timeout (and stops when interrupted). */
+	/**
+	 * Sleeps until the test releases it, far past its timeout (stops when interrupted).
+	 */
 	TIMEOUT(true),
 
-	/** Spins past its timeout ignoring interrupts, before it returns its stage. */
+	/**
+	 * Spins on the CPU ignoring interrupts until the test releases it, before it returns
+	 * its stage.
+	 */
 	SPIN(true),
 
 	/** Returns {@code null} instead of a stage. */
@@ -41,7 +46,10 @@ enum Fault {
 	/** Returns the payload of another turn (another sender and channel): restored. */
 	OTHER_TURN(false),
 
-	/** Blocks until the caller's {@code .call()} thread is interrupted. */
+	/**
+	 * Sleeps until the test releases it, while the test interrupts the caller's
+	 * {@code .call()} thread.
+	 */
 	CALLER_INTERRUPTED(false);
 
 	private final boolean failure;

@@ -17,7 +17,6 @@ import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.RetryModel;
-import io.mantlehooks.Stalls;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.TurnFinishedPayload;
@@ -163,37 +162,39 @@ public class FaultyHooks {
 
 	private static <P extends HookPayload> CompletionStage<P> modify(HookPoint point, P payload,
 			Function<P, P> otherTurn, Function<P, P> tooDeep) {
-		Fault fault = FaultPlan.of(point, HookLane.MODIFY);
-		if (fault == null) {
+		FaultPlan plan = FaultPlan.of(point, HookLane.MODIFY);
+		if (plan == null) {
 			return CompletableFuture.completedFuture(payload);
 		}
-		return switch (fault) {
+		return switch (plan.fault()) {
 			case UNSUPPORTED_SIGNAL -> throw unsupportedSignal(point);
 			case OTHER_TURN -> CompletableFuture.completedFuture(otherTurn.apply(payload));
 			case TOO_DEEP -> CompletableFuture.completedFuture(tooDeep.apply(payload));
 			case WRONG_TYPE -> (CompletionStage<P>) (CompletionStage<?>) CompletableFuture.completedFuture("oops");
-			default -> (CompletionStage<P>) misbehave(fault, payload);
+			default -> (CompletionStage<P>) misbehave(plan, payload);
 		};
 	}
 
 	private static CompletionStage<Void> observe(HookPoint point) {
-		Fault fault = FaultPlan.of(point, HookLane.OBSERVE);
-		if (fault == null) {
+		FaultPlan plan = FaultPlan.of(point, HookLane.OBSERVE);
+		if (plan == null) {
 			return CompletableFuture.completedFuture(null);
 		}
-		if (fault == Fault.UNSUPPORTED_SIGNAL) {
+		if (plan.fault() == Fault.UNSUPPORTED_SIGNAL) {
 			throw new RetryModel(SECRET);
 		}
-		return (CompletionStage<Void>) misbehave(fault, null);
+		return (CompletionStage<Void>) misbehave(plan, null);
 	}
 
-	private static CompletionStage<?> misbehave(Fault fault, Object payload) {
-		switch (fault) {
+	private static CompletionStage<?> misbehave(FaultPlan plan, Object payload) {
+		switch (plan.fault()) {
 			case CRASH -> throw new IllegalStateException(SECRET);
 			case STACK_OVERFLOW -> throw new StackOverflowError(SECRET);
 			case OUT_OF_MEMORY -> throw new OutOfMemoryError(SECRET);
-			case TIMEOUT, CALLER_INTERRUPTED -> Stalls.sleep(5000);
-			case SPIN -> Stalls.spin(1500);
+			// held until the test releases them: the test proves by order that the
+			// turn did not wait for them
+			case TIMEOUT, CALLER_INTERRUPTED -> plan.hold().sleep(true);
+			case SPIN -> plan.hold().spin();
 			case NULL -> {
 				return null;
 			}
@@ -203,7 +204,7 @@ public class FaultyHooks {
 			case STAGE_FAILS -> {
 				return CompletableFuture.failedFuture(new OutOfMemoryError(SECRET));
 			}
-			default -> throw new IllegalArgumentException(fault.toString());
+			default -> throw new IllegalArgumentException(plan.fault().toString());
 		}
 		return CompletableFuture.completedFuture(payload);
 	}

@@ -76,7 +76,7 @@ class HostileInputTests {
 				.stream()
 				.chatClientResponse()
 				.collectList()
-				.block(Duration.ofSeconds(10));
+				.block(Duration.ofSeconds(60));
 			assertThat(streamed).isNotEmpty()
 				.allSatisfy((chunk) -> assertThat(chunk.context()).doesNotContainKeys(MantleHooks.OUTCOME,
 						MantleHooks.REASON));
@@ -105,7 +105,7 @@ class HostileInputTests {
 					.advisors((spec) -> spec.param(MantleHooks.CALL, deep))
 					.stream()
 					.content()
-					.blockLast(Duration.ofSeconds(10)));
+					.blockLast(Duration.ofSeconds(60)));
 			assertThat(this.openAi.requests()).isEmpty();
 			assertThat(context.getBean(RecordingObservers.class).seen).isEmpty();
 		});

@@ -235,7 +235,7 @@ class KnowledgeTurnTests {
 				.stream()
 				.content()
 				.collectList()
-				.block(Duration.ofSeconds(10));
+				.block(Duration.ofSeconds(60));
 			assertThat(String.join("", chunks)).isEqualTo("Refunds take 5 days.");
 			assertThat(hooks(context).queries).extracting(KnowledgeQueryPayload::senderId).containsExactly("user-11");
 		});
@@ -284,7 +284,7 @@ class KnowledgeTurnTests {
 				.stream()
 				.content()
 				.collectList()
-				.block(Duration.ofSeconds(10));
+				.block(Duration.ofSeconds(60));
 			assertThat(String.join("", chunks)).isEqualTo("Two years.");
 			assertThat(hooks(context).queries).hasSize(3)
 				.extracting(KnowledgeQueryPayload::senderId)
@@ -308,7 +308,7 @@ class KnowledgeTurnTests {
 					.stream()
 					.content()
 					.collectList()
-					.block(Duration.ofSeconds(10));
+					.block(Duration.ofSeconds(60));
 				assertThat(String.join("", chunks)).isEqualTo("Two years.");
 				assertThat(hooks(context).queries).hasSize(3)
 					.extracting(KnowledgeQueryPayload::senderId)

@@ -78,9 +78,9 @@ class NestedTurnTests {
 			});
 			RecordingObservers observers = ChatTurnTests.observers(context);
 			// one turn, though the tool asked the model again
-			observers.awaitTurns(1, Duration.ofSeconds(10));
+			observers.awaitTurns(1, Duration.ofSeconds(60));
 			await().during(Duration.ofMillis(200))
-				.atMost(Duration.ofSeconds(10))
+				.atMost(Duration.ofSeconds(60))
 				.until(() -> observers.of(TurnStartedPayload.class).size() == 1);
 		});
 	}

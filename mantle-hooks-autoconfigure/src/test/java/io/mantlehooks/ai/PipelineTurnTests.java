@@ -45,7 +45,7 @@ import static org.awaitility.Awaitility.await;
  */
 class PipelineTurnTests {
 
-	private static final Duration WAIT = Duration.ofSeconds(10);
+	private static final Duration WAIT = Duration.ofSeconds(60);
 
 	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
@@ -61,7 +61,7 @@ class PipelineTurnTests {
 	void streamCancelledWhileAModifyHookRunsLetsItFinishAndSendsNothing() {
 		this.openAi.reply(Reply.text("The secret is 42."));
 		this.contextRunner.withBean("slowOutgoingHook", SlowOutgoingHook.class)
-			.withPropertyValues("mantle.hooks.timeouts.modify=5s")
+			.withPropertyValues("mantle.hooks.timeouts.modify=60s")
 			.run((context) -> {
 				SlowOutgoingHook hook = context.getBean(SlowOutgoingHook.class);
 				ChatMemory memory = MessageWindowChatMemory.builder().build();
@@ -117,6 +117,9 @@ class PipelineTurnTests {
 					.content();
 				assertThat(reply).isEqualTo("The original answer.");
 				LateResponseHook hook = context.getBean(LateResponseHook.class);
+				// the turn answered while the hook still spun
+				assertThat(hook.returned).isFalse();
+				hook.release.countDown();
 				await().atMost(WAIT).untilTrue(hook.returned);
 				assertThat(ChatTurnTests.texts(memory.get("c1"))).containsExactly("USER: Question?",
 						"ASSISTANT: The original answer.");
@@ -137,7 +140,7 @@ class PipelineTurnTests {
 		OutgoingTextPayload review(OutgoingTextPayload text) {
 			this.started.countDown();
 			try {
-				this.release.await(5, TimeUnit.SECONDS);
+				this.release.await(60, TimeUnit.SECONDS);
 			}
 			catch (InterruptedException ex) {
 				this.interrupted = true;
@@ -188,10 +191,13 @@ class PipelineTurnTests {
 
 		final AtomicBoolean returned = new AtomicBoolean();
 
+		final CountDownLatch release = new CountDownLatch(1);
+
 		@ModifyModelResponse
 		CompletionStage<ModelResponsePayload> late(ModelResponsePayload response) {
-			// blocking work before the stage: ignores interrupts
-			Stalls.spin(400);
+			// blocking work before the stage: ignores interrupts, until the test
+			// releases it
+			Stalls.spinUntil(this.release, 60_000);
 			this.returned.set(true);
 			return CompletableFuture.completedFuture(response.withText("LATE SECRET"));
 		}

@@ -57,12 +57,6 @@ class StoreOutageTests {
 
 	private static final String CONVERSATION = "c-outage";
 
-	/**
-	 * A bound, not a benchmark: well below the pool's 30-second connection timeout that a
-	 * turn waited for each write before.
-	 */
-	private static final Duration PROMPT = Duration.ofSeconds(15);
-
 	private static final String CANNOT = "I can't do that right now.";
 
 	private static final String NOT_FOUND = "There is nothing waiting for approval.";
@@ -81,7 +75,13 @@ class StoreOutageTests {
 			.withPropertyValues("spring.datasource.url=" + jdbcUrl, "spring.datasource.username=postgres",
 					"spring.datasource.password=postgres", "spring.sql.init.mode=never",
 					"mantle.hooks.jdbc.initialize-schema=always", "mantle.hooks.jdbc.query-timeout=500ms",
-					"mantle.hooks.transcript.enabled=true", "mantle.hooks.approvals.tools=refund",
+					// ten minutes, longer than the tests' own time limit: a turn that
+					// waited for a
+					// connection, as turns did for each write before, never answers, so
+					// a turn that answers during the outage shows it did not wait (no
+					// wall-clock budget needed)
+					"spring.datasource.hikari.connection-timeout=600000", "mantle.hooks.transcript.enabled=true",
+					"mantle.hooks.approvals.tools=refund",
 					"mantle.hooks.responses.utter_tool_call_hook_error=" + CANNOT,
 					"mantle.hooks.responses.utter_approval_not_found=" + NOT_FOUND)
 			.withBean(CountingRefundTools.class);
@@ -205,12 +205,13 @@ class StoreOutageTests {
 		assertThat(tools.refunds).hasValue(1);
 	}
 
+	/**
+	 * A turn during the outage: that it answers at all shows it gave up on the store
+	 * after the query timeout, since the pool would hold it past the test's time limit.
+	 */
 	private ChatClientResponse promptTurn(AssertableApplicationContext context, String text,
 			@Nullable String approvalId) {
-		long start = System.nanoTime();
-		ChatClientResponse response = turn(context, text, approvalId);
-		assertThat(Duration.ofNanos(System.nanoTime() - start)).as("turn '%s'", text).isLessThan(PROMPT);
-		return response;
+		return turn(context, text, approvalId);
 	}
 
 	private ChatClientResponse turn(AssertableApplicationContext context, String text, @Nullable String approvalId) {

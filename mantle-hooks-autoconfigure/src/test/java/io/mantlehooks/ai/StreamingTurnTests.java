@@ -34,7 +34,7 @@ import static org.awaitility.Awaitility.await;
  */
 class StreamingTurnTests {
 
-	private static final Duration WAIT = Duration.ofSeconds(10);
+	private static final Duration WAIT = Duration.ofSeconds(60);
 
 	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 

@@ -27,7 +27,8 @@ class ToolHooks {
 
 	volatile UnaryOperator<ToolResultPayload> result = UnaryOperator.identity();
 
-	@ModifyToolCall(timeoutMs = 300)
+	// far above what a loaded machine needs: a test of its timeout shortens it
+	@ModifyToolCall(timeoutMs = 120_000)
 	ToolCallPayload preflight(ToolCallPayload payload) {
 		this.events.add("preflight:" + payload.toolName());
 		return this.call.apply(payload);

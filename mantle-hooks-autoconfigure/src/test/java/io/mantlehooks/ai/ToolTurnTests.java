@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.RetryModel;
@@ -110,15 +111,23 @@ class ToolTurnTests {
 	void timedOutPreflightFailsClosed() {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "{\"id\":\"A1\"}"),
 				new ToolCall("call_2", "refund", "{\"id\":\"A1\"}")));
-		this.withToolHooks.run((context) -> {
+		CountDownLatch release = new CountDownLatch(1);
+		// the same hook also passes the healthy lookup first: a timeout it never reaches
+		// on a loaded machine, and the refund's preflight hangs until the test ends
+		this.withToolHooks.withPropertyValues("mantle.hooks.timeouts.hook[toolHooks.preflight]=5s").run((context) -> {
 			ToolHooks hooks = context.getBean(ToolHooks.class);
 			hooks.call = (call) -> {
 				if (call.toolName().equals("refund")) {
-					sleep(Duration.ofSeconds(5));
+					hang(release);
 				}
 				return call;
 			};
-			assertFailsClosed(context, hooks);
+			try {
+				assertFailsClosed(context, hooks);
+			}
+			finally {
+				release.countDown();
+			}
 		});
 	}
 
@@ -185,7 +194,7 @@ class ToolTurnTests {
 			ask(context, hooks, "Look up a1");
 			assertThat(hooks.events).contains("run:lookup A1");
 			assertThat(this.openAi.messages(1)).contains("assistant: [lookup({\"id\":\"A1\"})]");
-			await().atMost(Duration.ofSeconds(10)).until(() -> !hooks.observedCalls.isEmpty());
+			await().atMost(Duration.ofSeconds(60)).until(() -> !hooks.observedCalls.isEmpty());
 			assertThat(hooks.observedCalls.get(0).metadata()).isEmpty();
 		});
 	}
@@ -268,7 +277,7 @@ class ToolTurnTests {
 				.stream()
 				.content()
 				.collectList()
-				.block(Duration.ofSeconds(10));
+				.block(Duration.ofSeconds(60));
 			assertThat(chunks).containsExactly("Please confirm first.");
 			assertThat(hooks.events).containsExactly("preflight:refund");
 		});
@@ -286,9 +295,10 @@ class ToolTurnTests {
 		assertThat(this.openAi.requests()).hasSize(1);
 	}
 
-	private static void sleep(Duration duration) {
+	/** Wait until released, stopping when interrupted (the flag stays set). */
+	private static void hang(CountDownLatch release) {
 		try {
-			Thread.sleep(duration.toMillis());
+			release.await();
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

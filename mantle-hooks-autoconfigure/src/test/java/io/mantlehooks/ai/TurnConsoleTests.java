@@ -73,7 +73,10 @@ class TurnConsoleTests {
 		.withConfiguration(ChatTestSupport.mantleConfigurations())
 		.withConfiguration(
 				AutoConfigurations.of(ObservationAutoConfiguration.class, MantleHooksConsoleAutoConfiguration.class))
-		.withPropertyValues("mantle.hooks.console.enabled=true");
+		// healthy hooks get far more time than a loaded machine needs; the hung
+		// observer has its own short timeout
+		.withPropertyValues("mantle.hooks.console.enabled=true", "mantle.hooks.timeouts.modify=60s",
+				"mantle.hooks.timeouts.observe=60s");
 
 	private final ApplicationContextRunner contextRunner = this.consoleApplication.withBean("consoleHooks",
 			ConsoleHooks.class);
@@ -86,7 +89,8 @@ class TurnConsoleTests {
 				String turnId = (String) response.context().get(MantleHooks.TURN_ID);
 				TurnRecorder recorder = context.getBean(TurnRecorder.class);
 				// the hung observer is recorded when its timeout ends it, after the turn
-				await().until(() -> recorder.turn(turnId).map((turn) -> turn.hooks().size() >= 3).orElse(false));
+				await().atMost(Duration.ofSeconds(60))
+					.until(() -> recorder.turn(turnId).map((turn) -> turn.hooks().size() >= 3).orElse(false));
 				RecordedTurn turn = recorder.turn(turnId).orElseThrow();
 				assertThat(turn.outcome()).isEqualTo("hook_error");
 				assertThat(response.chatResponse().getResult().getOutput().getText()).doesNotContain("boom");
@@ -157,7 +161,7 @@ class TurnConsoleTests {
 					.chatClientResponse();
 				stream.take(1).blockLast();
 				TurnRecorder recorder = context.getBean(TurnRecorder.class);
-				await().atMost(Duration.ofSeconds(5))
+				await().atMost(Duration.ofSeconds(60))
 					.until(() -> recorder.turns()
 						.stream()
 						.anyMatch((turn) -> turn.senderId().equals("u-2") && !turn.outcome().equals("running")));
@@ -460,7 +464,7 @@ class TurnConsoleTests {
 		@Override
 		public ChatClientResponse resume(PendingApproval approval, boolean approved, String reason) {
 			try {
-				this.together.await(10, TimeUnit.SECONDS);
+				this.together.await(60, TimeUnit.SECONDS);
 			}
 			catch (Exception ex) {
 				throw new IllegalStateException(ex);

@@ -90,8 +90,11 @@ class OperationsTests {
 					"spring.ai.model.image=none", "spring.ai.model.audio.speech=none",
 					"spring.ai.model.audio.transcription=none", "spring.ai.model.moderation=none",
 					"management.endpoints.web.exposure.include=mantlehooks,metrics",
-					"mantle.hooks.observers.max-concurrent=1", "mantle.hooks.timeouts.point.model-response=2s",
-					"mantle.hooks.timeouts.hook.[opsHooks.failRequest]=1s")
+					// timeouts from each source (lane, point, hook, annotation), all far
+					// above what a loaded machine needs for the calls meant to succeed
+					"mantle.hooks.observers.max-concurrent=1", "mantle.hooks.timeouts.modify=60s",
+					"mantle.hooks.timeouts.observe=60s", "mantle.hooks.timeouts.point.model-response=90s",
+					"mantle.hooks.timeouts.hook.[opsHooks.failRequest]=75s")
 			.run();
 		OpsHooks hooks = app.getBean(OpsHooks.class);
 		app.getBean(CircuitBreakerRegistry.class).circuitBreaker(BREAKER).transitionToOpenState();
@@ -105,11 +108,11 @@ class OperationsTests {
 		turns.put("timeout", turn("a slow question"));
 		openAi.text("Held.");
 		turns.put("held", turn("hold the audit"));
-		assertThat(hooks.holding.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(hooks.holding.await(60, TimeUnit.SECONDS)).isTrue();
 		// a busy observer is never dropped: only a hung one (past its timeout, still
 		// running) is limited to observers.max-concurrent
 		HookMethod audit = app.getBean(HookRegistry.class).observers(HookPoint.MODEL_REQUEST).get(0);
-		await().atMost(Duration.ofSeconds(10)).until(() -> audit.abandonedInFlight() == 1);
+		await().atMost(Duration.ofSeconds(60)).until(() -> audit.abandonedInFlight() == 1);
 		openAi.text("Dropped.");
 		turns.put("dropped", turn("hold the audit again"));
 		hooks.release.countDown();
@@ -223,9 +226,9 @@ class OperationsTests {
 		assertThat(JsonPath.<String>read(json, "$.points.incoming-message.modify.name")).isEqualTo("opsHooks.screen");
 		assertThat(JsonPath.<Integer>read(json, "$.points.incoming-message.modify.outcomes.rejected")).isOne();
 		assertThat(JsonPath.<String>read(json, "$.points.incoming-message.modify.timeoutSource")).isEqualTo("lane");
-		assertThat(JsonPath.<Integer>read(json, "$.points.incoming-message.modify.timeoutMs")).isEqualTo(500);
+		assertThat(JsonPath.<Integer>read(json, "$.points.incoming-message.modify.timeoutMs")).isEqualTo(60_000);
 		assertThat(JsonPath.<String>read(json, "$.points.model-request.modify.timeoutSource")).isEqualTo("hook");
-		assertThat(JsonPath.<Integer>read(json, "$.points.model-request.modify.timeoutMs")).isEqualTo(1000);
+		assertThat(JsonPath.<Integer>read(json, "$.points.model-request.modify.timeoutMs")).isEqualTo(75_000);
 		assertThat(JsonPath.<Integer>read(json, "$.points.model-request.modify.outcomes.crash")).isOne();
 		assertThat(JsonPath.<String>read(json, "$.points.model-response.modify.timeoutSource")).isEqualTo("point");
 		assertThat(JsonPath.<String>read(json, "$.points.model-response.modify.circuit")).isEqualTo("open");
@@ -335,7 +338,8 @@ class OperationsTests {
 			return request;
 		}
 
-		@OnModelRequest(timeoutMs = 300)
+		// the hung call waits it out once; the other calls never reach it
+		@OnModelRequest(timeoutMs = 3000)
 		void audit(ModelRequestPayload request) {
 			if (request.messages().toString().contains("hold the audit") && this.holding.getCount() > 0) {
 				this.holding.countDown();
@@ -349,10 +353,12 @@ class OperationsTests {
 			return response;
 		}
 
-		@ModifyOutgoingText(timeoutMs = 200)
+		// the slow call waits it out once; the other calls never reach it
+		@ModifyOutgoingText(timeoutMs = 3000)
 		OutgoingTextPayload slowReply(OutgoingTextPayload outgoing) throws InterruptedException {
 			if (outgoing.text().contains("slow")) {
-				Thread.sleep(5_000);
+				// until its timeout interrupts it
+				Thread.sleep(120_000);
 			}
 			return outgoing;
 		}

@@ -134,7 +134,7 @@ class QueuedTranscriptStoreTests {
 
 	@Test
 	void closingWritesWhatIsPendingAndRefusesNewEntries() {
-		QueuedTranscriptStore store = queue(100, Duration.ofSeconds(5));
+		QueuedTranscriptStore store = queue(100, Duration.ofSeconds(60));
 		store.append(entry("c-1", "last words"));
 		this.open.countDown();
 		store.destroy();

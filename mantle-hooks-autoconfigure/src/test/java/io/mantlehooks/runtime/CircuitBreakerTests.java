@@ -62,7 +62,7 @@ class CircuitBreakerTests {
 			assertThat(method.circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.OPEN);
 			// after the wait, probes reach the hook again; once they pass, it closes
 			hook.failing.set(false);
-			await().atMost(Duration.ofSeconds(5))
+			await().atMost(Duration.ofSeconds(60))
 				.pollInterval(Duration.ofMillis(50))
 				.until(() -> runner.runAndWait(HookPoint.MODEL_RESPONSE, HookRunnerTests.response("hi"),
 						HookScope.none()) instanceof ModifyResult.Proceed<?>

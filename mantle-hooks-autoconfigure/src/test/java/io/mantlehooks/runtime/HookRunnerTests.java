@@ -68,14 +68,19 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class HookRunnerTests {
 
-	private static final Duration WAIT = Duration.ofSeconds(10);
+	private static final Duration WAIT = Duration.ofSeconds(60);
 
 	private static final Map<String, Object> CALL = Map.of("callId", "c-1");
 
 	private static final Channel CHANNEL = new Channel("rest", Map.of("client", "web"));
 
+	/**
+	 * Hooks meant to succeed get far more time than a loaded machine needs; the tests of
+	 * timeouts set short ones for the hooks meant to time out.
+	 */
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class));
+		.withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class))
+		.withPropertyValues("mantle.hooks.timeouts.observe=60s", "mantle.hooks.timeouts.modify=60s");
 
 	@Test
 	void modifyRewritesMutableFieldsAndRestoresIdentity() {
@@ -261,10 +266,11 @@ class HookRunnerTests {
 
 	@Test
 	void observerTimeoutCountsFromItsStartAndModifyTimeoutFromItsHandOff() {
-		// every task waits 300 ms for a thread, far past both 100 ms timeouts
+		// every task waits 3 s for a thread, far past both 1 s timeouts; the observer's
+		// own work takes far less than its second
 		this.contextRunner.withUserConfiguration(SlowStartExecutorConfiguration.class)
 			.withBean("crashingResponseHook", CrashingResponseHook.class)
-			.withPropertyValues("mantle.hooks.timeouts.observe=100ms", "mantle.hooks.timeouts.modify=100ms")
+			.withPropertyValues("mantle.hooks.timeouts.observe=1s", "mantle.hooks.timeouts.modify=1s")
 			.run((context) -> {
 				HookRunner runner = context.getBean(HookRunner.class);
 				SlowStartExecutorConfiguration.Observer observer = context
@@ -301,7 +307,9 @@ class HookRunnerTests {
 		// a slow input that makes one call overrun (a runaway regular expression) must
 		// not switch the guardrail off for everyone else
 		this.contextRunner.withBean("stragglingHook", StragglingHook.class)
-			.withPropertyValues("mantle.hooks.modify.max-concurrent=2", "mantle.hooks.timeouts.modify=2s")
+			// the same hook is the straggler and the healthy calls: a timeout the healthy
+			// ones never reach on a loaded machine, which the straggler waits out once
+			.withPropertyValues("mantle.hooks.modify.max-concurrent=2", "mantle.hooks.timeouts.modify=10s")
 			.run((context) -> {
 				HookRunner runner = context.getBean(HookRunner.class);
 				StragglingHook hook = context.getBean(StragglingHook.class);
@@ -522,7 +530,7 @@ class HookRunnerTests {
 			SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor();
 			executor.setTaskDecorator((task) -> () -> {
 				try {
-					Thread.sleep(300);
+					Thread.sleep(3000);
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
@@ -645,7 +653,9 @@ class HookRunnerTests {
 
 	static class ReactiveHooks {
 
-		@ModifyKnowledgeQuery(timeoutMs = 200)
+		// the same hook answers at once and never: a timeout the healthy answer never
+		// reaches on a loaded machine, which the test waits out once
+		@ModifyKnowledgeQuery(timeoutMs = 3000)
 		Mono<KnowledgeQueryPayload> expand(KnowledgeQueryPayload query) {
 			return switch (query.query()) {
 				case "never" -> Mono.never();

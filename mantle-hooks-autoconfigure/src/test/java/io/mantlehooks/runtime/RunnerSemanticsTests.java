@@ -44,11 +44,12 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class RunnerSemanticsTests {
 
-	private static final Duration WAIT = Duration.ofSeconds(10);
+	private static final Duration WAIT = Duration.ofSeconds(60);
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class))
-		.withPropertyValues("mantle.hooks.timeouts.observe=5s");
+		// hooks meant to succeed get far more time than a loaded machine needs
+		.withPropertyValues("mantle.hooks.timeouts.observe=60s", "mantle.hooks.timeouts.modify=60s");
 
 	@Test
 	void eachObserverGetsItsOwnCopy() {
@@ -87,11 +88,14 @@ class RunnerSemanticsTests {
 				for (int i = 0; i < 2; i++) {
 					ModifyResult<OutgoingTextPayload> result = runner.runAndWait(HookPoint.OUTGOING_TEXT,
 							outgoing("hello"), HookScope.none());
-					// the caller has its answer while the hook is still busy before
-					// its stage
+					// the caller has its answer while the hook is still busy before its
+					// stage: it spins until released
 					assertThat(hook.returned.get()).isFalse();
 					assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class,
 							(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT));
+					CountDownLatch release = hook.release;
+					hook.release = new CountDownLatch(1);
+					release.countDown();
 					await().atMost(WAIT).untilTrue(hook.returned);
 					hook.returned.set(false);
 				}
@@ -126,7 +130,7 @@ class RunnerSemanticsTests {
 
 		@OnModelRequest
 		void read(ModelRequestPayload request) throws InterruptedException {
-			this.mutated.await(5, TimeUnit.SECONDS);
+			this.mutated.await(60, TimeUnit.SECONDS);
 			this.secondSaw.set(new HashMap<>(request.messages().get(0).getMetadata()));
 			this.read.countDown();
 		}
@@ -159,10 +163,13 @@ class RunnerSemanticsTests {
 
 		final AtomicBoolean returned = new AtomicBoolean();
 
+		volatile CountDownLatch release = new CountDownLatch(1);
+
 		@ModifyOutgoingText
 		CompletionStage<OutgoingTextPayload> late(OutgoingTextPayload text) {
-			// blocking work before the stage: ignores interrupts
-			Stalls.spin(400);
+			// blocking work before the stage: ignores interrupts, until the test
+			// releases it
+			Stalls.spinUntil(this.release, 60_000);
 			this.returned.set(true);
 			return CompletableFuture.completedFuture(text.withText("LATE SECRET"));
 		}

@@ -20,10 +20,9 @@ import org.springframework.util.Assert;
  * </pre>
  *
  * It waits until no observer invocation of the application is in flight, so it covers the
- * observers started by then: for a {@code .call()} turn, all of its observers once the
- * call has returned; for a {@code .stream()} turn, the turn-finished observers start when
- * the stream ends, which can be just after the subscriber saw its end (wait for what they
- * record instead). An observer past its timeout whose method still runs counts as in
+ * observers started by then: all the observers of every turn that has returned, since a
+ * {@code .call()} turn and a {@code .stream()} turn both start them before the caller
+ * sees their end. An observer past its timeout whose method still runs counts as in
  * flight until it returns.
  */
 public final class HookActivity {

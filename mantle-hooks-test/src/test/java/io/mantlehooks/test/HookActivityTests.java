@@ -11,6 +11,7 @@ import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.annotation.OnOutgoingText;
 import io.mantlehooks.annotation.OnTurnFinished;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.client.ChatClient;
@@ -54,6 +55,12 @@ class HookActivityTests {
 	@Autowired
 	SlowAudit audit;
 
+	@BeforeEach
+	void holdObservers() {
+		this.audit.seen.clear();
+		this.audit.release = new CountDownLatch(1);
+	}
+
 	@Test
 	void awaitObserversReturnsOnceTheTurnsObserversHaveRun() {
 		openAi.text("Parcels ship in 2 days.");
@@ -62,17 +69,45 @@ class HookActivityTests {
 			assertThat(reply).isEqualTo("Parcels ship in 2 days.");
 			// the turn has answered; its observers are still held by the latch
 			assertThat(this.audit.seen).isEmpty();
-			assertThatExceptionOfType(AssertionError.class)
-				.isThrownBy(() -> HookActivity.awaitObservers(this.context, Duration.ofMillis(50)))
-				.withMessageContaining("2 invocation(s) in flight");
-			this.audit.release.countDown();
-			HookActivity.awaitObservers(this.context, Duration.ofSeconds(30));
-			assertThat(this.audit.seen).containsExactlyInAnyOrder("outgoing: Parcels ship in 2 days.",
-					"finished: COMPLETED");
+			assertObserversAwaited();
 		}
 		finally {
 			this.audit.release.countDown();
 		}
+	}
+
+	@Test
+	void aStreamedTurnHasStartedAllItsObserversWhenTheCallerSeesItsEnd() {
+		openAi.text("Parcels ship in 2 days.");
+		try {
+			List<String> chunks = this.chatClients.build()
+				.prompt()
+				.user("When does my parcel ship?")
+				.stream()
+				.content()
+				.collectList()
+				.block(Duration.ofSeconds(60));
+			assertThat(String.join("", chunks)).isEqualTo("Parcels ship in 2 days.");
+			// both observers, the turn-finished one included, were started before the end
+			assertObserversAwaited();
+		}
+		finally {
+			this.audit.release.countDown();
+		}
+	}
+
+	/**
+	 * The turn's two observers are held by the latch: waiting fails while they are, and
+	 * returns once they have recorded.
+	 */
+	private void assertObserversAwaited() {
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> HookActivity.awaitObservers(this.context, Duration.ofMillis(50)))
+			.withMessageContaining("2 invocation(s) in flight");
+		this.audit.release.countDown();
+		HookActivity.awaitObservers(this.context, Duration.ofSeconds(30));
+		assertThat(this.audit.seen).containsExactlyInAnyOrder("outgoing: Parcels ship in 2 days.",
+				"finished: COMPLETED");
 	}
 
 	@SpringBootConfiguration
@@ -91,7 +126,7 @@ class HookActivityTests {
 	 */
 	static class SlowAudit {
 
-		final CountDownLatch release = new CountDownLatch(1);
+		volatile CountDownLatch release = new CountDownLatch(1);
 
 		final List<String> seen = new CopyOnWriteArrayList<>();
 

@@ -2,9 +2,11 @@ package io.mantlehooks.sample;
 
 import java.io.File;
 import java.time.Duration;
+import java.util.function.Function;
 
 import org.openqa.selenium.By;
 import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -21,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 final class Browser {
 
-	static final Duration WAIT = Duration.ofSeconds(15);
+	/** A limit for waiting on the page, not a budget: generous for a loaded machine. */
+	static final Duration WAIT = Duration.ofSeconds(60);
 
 	private Browser() {
 	}
@@ -49,8 +52,8 @@ final class Browser {
 		browser.findElement(By.id("message")).sendKeys(message);
 		browser.findElement(By.cssSelector("#composer button")).click();
 		By latest = By.cssSelector("#messages li.assistant:nth-of-type(" + 2 * (before + 1) + ")[data-outcome]");
-		WebElement reply = new WebDriverWait(browser, WAIT).until(ExpectedConditions.presenceOfElementLocated(latest));
-		return reply.getAttribute("data-turn-id");
+		waitFor(browser).until(ExpectedConditions.presenceOfElementLocated(latest));
+		return attribute(browser, latest, "data-turn-id");
 	}
 
 	/** The console's row of a turn. */
@@ -63,16 +66,52 @@ final class Browser {
 	 * few seconds, so a row found may be gone when clicked: find it again then.
 	 */
 	static void open(ChromeDriver browser, String turnId) {
-		new WebDriverWait(browser, WAIT).ignoring(StaleElementReferenceException.class).until((page) -> {
-			WebElement row = ExpectedConditions.elementToBeClickable(row(turnId)).apply(page);
-			if (row == null) {
+		click(browser, row(turnId));
+		waitFor(browser).until(ExpectedConditions.textToBePresentInElementLocated(By.id("detail-title"), turnId));
+	}
+
+	/**
+	 * A wait that finds its elements anew on every try and tries again when one was
+	 * replaced between finding and using it: the console draws its list of turns anew
+	 * every few seconds.
+	 */
+	static WebDriverWait waitFor(WebDriver browser) {
+		WebDriverWait wait = new WebDriverWait(browser, WAIT);
+		wait.ignoring(StaleElementReferenceException.class);
+		return wait;
+	}
+
+	/**
+	 * Find the element and click it in one step, again if it was replaced meanwhile.
+	 */
+	static void click(WebDriver browser, By locator) {
+		waitFor(browser).until((page) -> {
+			WebElement element = ExpectedConditions.elementToBeClickable(locator).apply(page);
+			if (element == null) {
 				return false;
 			}
-			row.click();
+			element.click();
 			return true;
 		});
-		new WebDriverWait(browser, WAIT)
-			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("detail-title"), turnId));
+	}
+
+	/**
+	 * Read from the page in one step, again from the start if an element it found was
+	 * replaced meanwhile (and until the element is there). The value must not be
+	 * {@code null} or {@code false}.
+	 */
+	static <T> T read(WebDriver browser, Function<WebDriver, T> read) {
+		return waitFor(browser).until(read);
+	}
+
+	/** Read an attribute of the element, found at the moment of reading. */
+	static String attribute(WebDriver browser, By locator, String name) {
+		return read(browser, (page) -> page.findElement(locator).getAttribute(name));
+	}
+
+	/** Read the text of the element, found at the moment of reading. */
+	static String text(WebDriver browser, By locator) {
+		return read(browser, (page) -> page.findElement(locator).getText());
 	}
 
 }

@@ -36,8 +36,8 @@ class ConsoleBrowserTests extends BrowserTests {
 		String lookup = Browser.send(browser, "Where is order 42?");
 		String vetoed = Browser.send(browser, "Buy crypto now");
 		String refund = Browser.send(browser, "Refund 30 EUR for order 42");
-		assertThat(reply(vetoed).getAttribute("data-outcome")).isEqualTo("rejected");
-		assertThat(reply(refund).getAttribute("data-outcome")).isEqualTo("awaiting_approval");
+		assertThat(Browser.attribute(browser, reply(vetoed), "data-outcome")).isEqualTo("rejected");
+		assertThat(Browser.attribute(browser, reply(refund), "data-outcome")).isEqualTo("awaiting_approval");
 
 		// observers run off the critical path; the page shows what was recorded when
 		// it loads
@@ -49,58 +49,74 @@ class ConsoleBrowserTests extends BrowserTests {
 					.anyMatch((hook) -> hook.hook().equals("auditHooks.toolCall")))
 				.orElse(false));
 		browser.get(url("/mantle-console"));
-		WebDriverWait wait = new WebDriverWait(browser, WAIT);
+		// the list is drawn anew every few seconds: every element is found when it
+		// is used
+		WebDriverWait wait = Browser.waitFor(browser);
 		wait.until((page) -> !page.findElements(Browser.row(refund)).isEmpty());
-		assertThat(browser.findElement(Browser.row(redacted)).getAttribute("data-outcome")).isEqualTo("completed");
-		assertThat(browser.findElement(Browser.row(lookup)).getAttribute("data-outcome")).isEqualTo("completed");
-		assertThat(browser.findElement(Browser.row(vetoed)).getAttribute("data-outcome")).isEqualTo("rejected");
-		assertThat(browser.findElement(Browser.row(refund)).getAttribute("data-outcome"))
-			.isEqualTo("awaiting_approval");
+		assertThat(Browser.attribute(browser, Browser.row(redacted), "data-outcome")).isEqualTo("completed");
+		assertThat(Browser.attribute(browser, Browser.row(lookup), "data-outcome")).isEqualTo("completed");
+		assertThat(Browser.attribute(browser, Browser.row(vetoed), "data-outcome")).isEqualTo("rejected");
+		assertThat(Browser.attribute(browser, Browser.row(refund), "data-outcome")).isEqualTo("awaiting_approval");
 
 		// the outcome filter
-		new Select(browser.findElement(By.id("outcome-filter"))).selectByVisibleText("rejected");
+		Browser.read(browser, (page) -> {
+			new Select(page.findElement(By.id("outcome-filter"))).selectByVisibleText("rejected");
+			return true;
+		});
 		wait.until((page) -> page.findElements(Browser.row(lookup)).isEmpty());
-		assertThat(browser.findElements(By.cssSelector("#turns tr")))
-			.allSatisfy((tr) -> assertThat(tr.getAttribute("data-outcome")).isEqualTo("rejected"))
-			.extracting((tr) -> tr.getAttribute("data-turn-id"))
+		// outcome and id of each row, read in one step
+		List<List<String>> rows = Browser.read(browser,
+				(page) -> page.findElements(By.cssSelector("#turns tr"))
+					.stream()
+					.map((tr) -> List.of(tr.getAttribute("data-outcome"), tr.getAttribute("data-turn-id")))
+					.toList());
+		assertThat(rows).allSatisfy((row) -> assertThat(row.get(0)).isEqualTo("rejected"))
+			.extracting((row) -> row.get(1))
 			.contains(vetoed);
-		new Select(browser.findElement(By.id("outcome-filter"))).selectByVisibleText("all");
+		Browser.read(browser, (page) -> {
+			new Select(page.findElement(By.id("outcome-filter"))).selectByVisibleText("all");
+			return true;
+		});
 		wait.until((page) -> !page.findElements(Browser.row(lookup)).isEmpty());
 
 		// the rejection: the veto is the only modify hook, and it rejected
 		Browser.open(browser, vetoed);
-		assertThat(bar("incoming-message", "guardHooks.vetoSalesPitches").getAttribute("data-outcome"))
+		assertThat(Browser.attribute(browser, bar("incoming-message", "guardHooks.vetoSalesPitches"), "data-outcome"))
 			.isEqualTo("rejected");
 		assertThat(browser.findElements(By.cssSelector(".bar[data-point='model-request']"))).isEmpty();
 
 		// the tool call: preflight and result redaction on the critical path, observers
 		// off it
 		Browser.open(browser, lookup);
-		assertThat(bar("tool-call", "toolGuards.preflight").getAttribute("data-lane")).isEqualTo("modify");
-		assertThat(bar("tool-result", "toolGuards.redactEmails").getAttribute("data-outcome")).isEqualTo("proceeded");
-		WebElement observer = bar("tool-call", "auditHooks.toolCall");
-		assertThat(observer.getAttribute("data-lane")).isEqualTo("observe");
-		assertThat(observer.findElement(By.xpath("ancestor::div[contains(@class,'group')]/h4")).getText())
-			.isEqualTo("Observers (off the critical path)");
-		WebElement preflightDiff = diff("toolGuards.preflight");
-		assertThat(preflightDiff.findElement(By.cssSelector("td.removed")).getText()).contains("orderId=42");
-		assertThat(preflightDiff.findElement(By.cssSelector("td.added")).getText()).contains("orderId=A-42");
-		assertThat(diff("toolGuards.redactEmails").findElement(By.cssSelector("td.added")).getText())
-			.contains("[email]");
+		assertThat(Browser.attribute(browser, bar("tool-call", "toolGuards.preflight"), "data-lane"))
+			.isEqualTo("modify");
+		assertThat(Browser.attribute(browser, bar("tool-result", "toolGuards.redactEmails"), "data-outcome"))
+			.isEqualTo("proceeded");
+		By observer = bar("tool-call", "auditHooks.toolCall");
+		assertThat(Browser.attribute(browser, observer, "data-lane")).isEqualTo("observe");
+		String group = Browser.read(browser,
+				(page) -> page.findElement(observer)
+					.findElement(By.xpath("ancestor::div[contains(@class,'group')]/h4"))
+					.getText());
+		assertThat(group).isEqualTo("Observers (off the critical path)");
+		assertThat(Browser.text(browser, diff("toolGuards.preflight", "td.removed"))).contains("orderId=42");
+		assertThat(Browser.text(browser, diff("toolGuards.preflight", "td.added"))).contains("orderId=A-42");
+		assertThat(Browser.text(browser, diff("toolGuards.redactEmails", "td.added"))).contains("[email]");
 
 		// the redaction on the model request
 		Browser.open(browser, redacted);
-		WebElement redaction = diff("guardHooks.redactPersonalData");
-		assertThat(redaction.findElement(By.cssSelector("td.removed")).getText()).contains("jane@example.com");
-		assertThat(redaction.findElement(By.cssSelector("td.added")).getText()).contains("My email is [email]");
+		assertThat(Browser.text(browser, diff("guardHooks.redactPersonalData", "td.removed")))
+			.contains("jane@example.com");
+		assertThat(Browser.text(browser, diff("guardHooks.redactPersonalData", "td.added")))
+			.contains("My email is [email]");
 
 		// approve the refund from the page
 		int refunds = this.tools.refunds().size();
 		Browser.open(browser, refund);
-		assertThat(browser.findElement(By.id("approval")).getText()).contains("Waiting for approval: refund");
-		browser.findElement(By.id("approve-button")).click();
+		assertThat(Browser.text(browser, By.id("approval"))).contains("Waiting for approval: refund");
+		Browser.click(browser, By.id("approve-button"));
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("decision"), "Decision: approved"));
-		assertThat(browser.findElement(By.id("decision")).getText()).contains("reply: Refunded €30.00 for order A-42.");
+		assertThat(Browser.text(browser, By.id("decision"))).contains("reply: Refunded €30.00 for order A-42.");
 		assertThat(this.tools.refunds()).hasSize(refunds + 1).last().asString().contains("A-42");
 		wait.until((page) -> page.findElements(By.cssSelector("#turns tr"))
 			.stream()
@@ -111,12 +127,12 @@ class ConsoleBrowserTests extends BrowserTests {
 	@Test
 	void theChatPageApprovesTheConsoleDeniesAndShowsTheDiscardedPair() {
 		browser.get(url("/"));
-		WebDriverWait wait = new WebDriverWait(browser, WAIT);
+		WebDriverWait wait = Browser.waitFor(browser);
 		int refunds = this.tools.refunds().size();
 
 		// the chat page's own Approve button
 		String first = Browser.send(browser, "Refund 30 EUR for order 42");
-		reply(first).findElement(By.xpath(".//button[text()='Approve']")).click();
+		Browser.click(browser, By.xpath("//li[@data-turn-id='" + first + "']//button[text()='Approve']"));
 		By lastReply = By.cssSelector("#messages li.assistant:last-of-type");
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(lastReply, "Refunded €30.00 for order A-42."));
 		assertThat(this.tools.refunds()).hasSize(refunds + 1);
@@ -127,33 +143,38 @@ class ConsoleBrowserTests extends BrowserTests {
 		// Deny from the console: nothing runs, the model hears why
 		browser.get(url("/mantle-console"));
 		Browser.open(browser, second);
-		browser.findElement(By.id("deny-button")).click();
+		Browser.click(browser, By.id("deny-button"));
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("decision"), "Decision: "));
-		assertThat(browser.findElement(By.id("decision")).getText()).startsWith("Decision: denied");
+		assertThat(Browser.text(browser, By.id("decision"))).startsWith("Decision: denied");
 		assertThat(this.tools.refunds()).hasSize(refunds + 1);
 
 		// the vetoed turn's transcript: the refused message and its reply, both discarded
 		Browser.open(browser, vetoed);
 		wait.until((page) -> page.findElements(By.cssSelector("#transcript li")).size() == 2);
-		assertThat(browser.findElements(By.cssSelector("#transcript li"))).extracting(WebElement::getText)
-			.containsExactly("user (discarded): Buy crypto now",
-					"assistant (discarded): Sorry, I can only help with your orders and our shop.");
-		assertThat(browser.findElements(By.cssSelector("#transcript li.discarded"))).hasSize(2);
+		List<String> transcript = Browser.read(browser,
+				(page) -> page.findElements(By.cssSelector("#transcript li"))
+					.stream()
+					.map(WebElement::getText)
+					.toList());
+		assertThat(transcript).containsExactly("user (discarded): Buy crypto now",
+				"assistant (discarded): Sorry, I can only help with your orders and our shop.");
+		Integer discarded = Browser.read(browser,
+				(page) -> page.findElements(By.cssSelector("#transcript li.discarded")).size());
+		assertThat(discarded).isEqualTo(2);
 	}
 
-	private WebElement reply(String turnId) {
-		return browser.findElement(By.cssSelector("#messages li[data-turn-id='" + turnId + "']"));
+	private static By reply(String turnId) {
+		return By.cssSelector("#messages li[data-turn-id='" + turnId + "']");
 	}
 
-	private static WebElement bar(String point, String hook) {
-		List<WebElement> bars = browser
-			.findElements(By.cssSelector(".bar[data-point='" + point + "'][data-hook='" + hook + "']"));
-		assertThat(bars).as("bar of %s at %s", hook, point).isNotEmpty();
-		return bars.get(0);
+	/** The first bar of a hook at a point in the waterfall. */
+	private static By bar(String point, String hook) {
+		return By.cssSelector(".bar[data-point='" + point + "'][data-hook='" + hook + "']");
 	}
 
-	private static WebElement diff(String hook) {
-		return browser.findElement(By.cssSelector(".diff[data-hook='" + hook + "']"));
+	/** Cells of a hook's diff. */
+	private static By diff(String hook, String cells) {
+		return By.cssSelector(".diff[data-hook='" + hook + "'] " + cells);
 	}
 
 }

@@ -8,7 +8,6 @@ import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.support.ui.ExpectedConditions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
@@ -42,15 +41,16 @@ class ReadOnlyConsoleBrowserTests extends BrowserTests {
 
 		browser.get(url("/mantle-console"));
 		Browser.open(browser, refund);
-		new WebDriverWait(browser, Browser.WAIT)
-			.until(ExpectedConditions.presenceOfElementLocated(By.id("decisions-off")));
-		assertThat(browser.findElement(By.id("approval")).getText()).contains("Waiting for approval: refund");
-		assertThat(browser.findElement(By.id("decisions-off")).getText())
+		Browser.waitFor(browser).until(ExpectedConditions.presenceOfElementLocated(By.id("decisions-off")));
+		assertThat(Browser.text(browser, By.id("approval"))).contains("Waiting for approval: refund");
+		assertThat(Browser.text(browser, By.id("decisions-off")))
 			.contains("Decisions are off: the mantlehooks endpoint is read-only")
 			.contains("management.endpoint.mantlehooks.access=unrestricted");
 		assertThat(browser.findElements(By.id("approve-button"))).isEmpty();
 		assertThat(browser.findElements(By.id("deny-button"))).isEmpty();
-		assertThat(browser.findElement(By.id("status")).getText()).contains("read-only");
+		// the status line is written when the list is loaded: wait for it
+		Browser.waitFor(browser)
+			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("status"), "read-only"));
 		assertThat(this.tools.refunds()).hasSize(refunds);
 	}
 

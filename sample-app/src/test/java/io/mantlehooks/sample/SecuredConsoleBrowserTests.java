@@ -12,7 +12,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Cookie;
 import org.openqa.selenium.support.ui.ExpectedConditions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -70,7 +69,7 @@ abstract class SecuredConsoleBrowserTests extends BrowserTests {
 		browser.findElement(By.id("password")).sendKeys("demo-only");
 		browser.findElement(By.cssSelector("button[type='submit']")).click();
 		Browser.open(browser, refund);
-		assertThat(browser.findElement(By.id("approval")).getText()).contains("Waiting for approval: refund");
+		assertThat(Browser.text(browser, By.id("approval"))).contains("Waiting for approval: refund");
 
 		// the operator's session alone is not enough: a forged POST is refused
 		Cookie session = browser.manage().getCookieNamed("JSESSIONID");
@@ -79,10 +78,10 @@ abstract class SecuredConsoleBrowserTests extends BrowserTests {
 		assertThat(status("POST", "/actuator/mantlehooks/approvals/" + approvalId, session)).isEqualTo(403);
 		assertThat(this.tools.refunds()).hasSize(refunds);
 
-		browser.findElement(By.id("approve-button")).click();
-		new WebDriverWait(browser, Browser.WAIT)
+		Browser.click(browser, By.id("approve-button"));
+		Browser.waitFor(browser)
 			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("decision"), "Decision: "));
-		assertThat(browser.findElement(By.id("decision")).getText()).startsWith("Decision: approved")
+		assertThat(Browser.text(browser, By.id("decision"))).startsWith("Decision: approved")
 			.contains("reply: Refunded €30.00 for order A-42.");
 		assertThat(this.tools.refunds()).hasSize(refunds + 1);
 

@@ -206,7 +206,7 @@ class ShopScenarioTests {
 		assertThat(reply).containsEntry("reply",
 				"According to our documents: Orders ship within two business days; shipping is free above €50.");
 		// logged by a model-request observer, off the critical path
-		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(output).contains("model call 2 with"));
+		await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(output).contains("model call 2 with"));
 	}
 
 	@ParameterizedTest

@@ -15,10 +15,8 @@ import io.mantlehooks.runtime.CallerContext;
 import io.mantlehooks.runtime.HookRunner;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.SignalType;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -171,8 +169,14 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 					reactorContext.getOrDefault(ObservationThreadLocalAccessor.KEY, null));
 			Flux<ChatClientResponse> turn = Steps.mono(run.start(request), this.executor)
 				.flatMapMany((start) -> stream(run, start, chain))
-				.doOnError(run::failed)
-				.doFinally((signal) -> run.end(status(signal)));
+				// the turn ends before the caller sees the stream end, so its finished
+				// observers have started by then, as in .call()
+				.doOnComplete(() -> run.end(TurnStatus.COMPLETED))
+				.doOnError((ex) -> {
+					run.failed(ex);
+					run.end(TurnStatus.ERROR);
+				})
+				.doOnCancel(() -> run.end(TurnStatus.CANCELLED));
 			Observation observation = run.observation();
 			if (observation != null) {
 				// the observation is current for everything the chain does below
@@ -226,13 +230,6 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 			}
 		}
 		return false;
-	}
-
-	private static TurnStatus status(@Nullable SignalType signal) {
-		if (signal == SignalType.ON_COMPLETE) {
-			return TurnStatus.COMPLETED;
-		}
-		return (signal == SignalType.CANCEL) ? TurnStatus.CANCELLED : TurnStatus.ERROR;
 	}
 
 }

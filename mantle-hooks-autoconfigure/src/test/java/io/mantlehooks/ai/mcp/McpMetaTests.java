@@ -120,7 +120,7 @@ class McpMetaTests {
 		assertThat(openAi.requestBody(1)).doesNotContain(SECRET_REF);
 		assertThat(memory.get("c1").toString()).doesNotContain(SECRET_REF);
 		List<ToolCallPayload> observed = client.getBean(MetaHooks.class).observed;
-		await().atMost(Duration.ofSeconds(10)).until(() -> observed.size() == 1);
+		await().atMost(Duration.ofSeconds(60)).until(() -> observed.size() == 1);
 		assertThat(observed).singleElement().satisfies((call) -> assertThat(call.metadata()).isEmpty());
 		// logs name the keys only
 		assertThat(output).contains("document_ref").doesNotContain(SECRET_REF);
@@ -149,7 +149,7 @@ class McpMetaTests {
 			assertThat(tool.documentIds).isEmpty();
 			List<ToolCallPayload> observed = approving.getBean(MetaHooks.class).observed;
 			// the paused turn's preflight observer runs off the critical path
-			await().atMost(Duration.ofSeconds(10)).until(() -> observed.size() == 1);
+			await().atMost(Duration.ofSeconds(60)).until(() -> observed.size() == 1);
 			observed.clear();
 			String answer = chatClient.prompt()
 				.user("Yes")
@@ -163,7 +163,7 @@ class McpMetaTests {
 			assertThat(tool.metas).singleElement()
 				.satisfies((meta) -> assertThat(meta).containsEntry("document_ref", SECRET_REF));
 			await("tool-call hooks do not run again").during(Duration.ofMillis(300))
-				.atMost(Duration.ofSeconds(10))
+				.atMost(Duration.ofSeconds(60))
 				.until(observed::isEmpty);
 		}
 	}
@@ -180,7 +180,7 @@ class McpMetaTests {
 				.doesNotContainValue(Map.of("document_ref", SECRET_REF)));
 		assertThat(openAi.requestBody(1)).doesNotContain(SECRET_REF);
 		// let the tool-call observer finish before the next test clears what it saw
-		await().atMost(Duration.ofSeconds(10)).until(() -> client.getBean(MetaHooks.class).observed.size() == 1);
+		await().atMost(Duration.ofSeconds(60)).until(() -> client.getBean(MetaHooks.class).observed.size() == 1);
 	}
 
 	private static ChatClient chatClient() {
