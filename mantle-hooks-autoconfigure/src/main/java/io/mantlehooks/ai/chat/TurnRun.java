@@ -45,7 +45,7 @@ final class TurnRun {
 
 	private volatile @Nullable Start start;
 
-	private volatile @Nullable StreamedTranscript transcript;
+	private volatile @Nullable TurnTranscript transcript;
 
 	private volatile @Nullable ChatClientResponse last;
 
@@ -113,8 +113,7 @@ final class TurnRun {
 	 */
 	boolean enterChain(Start start) {
 		if (records()) {
-			this.transcript = new StreamedTranscript(this.edge.transcript(), this.turn, start.userText(),
-					this.startedAt);
+			this.transcript = new TurnTranscript(this.edge.transcript(), this.turn, start.userText(), this.startedAt);
 		}
 		return this.lifecycle.start();
 	}
@@ -147,7 +146,7 @@ final class TurnRun {
 
 	/** Write the user's message, once, before the reply. */
 	void recordUser() {
-		StreamedTranscript transcript = this.transcript;
+		TurnTranscript transcript = this.transcript;
 		if (transcript != null) {
 			transcript.user();
 		}
@@ -159,7 +158,7 @@ final class TurnRun {
 	 */
 	ChatClientResponse leave(ChatClientResponse response) {
 		ChatClientResponse left = this.chunks.leave(response);
-		StreamedTranscript transcript = this.transcript;
+		TurnTranscript transcript = this.transcript;
 		if (transcript != null) {
 			transcript.received(text(left), outcome(left));
 		}
@@ -169,7 +168,7 @@ final class TurnRun {
 
 	/** Write what the user received, once: completed, or cut short by a cancel. */
 	void recordReply(boolean cancelled) {
-		StreamedTranscript transcript = this.transcript;
+		TurnTranscript transcript = this.transcript;
 		if (transcript == null) {
 			return;
 		}

@@ -16,7 +16,11 @@ public final class CurrentTurn {
 	/** The context-propagation key: a thread-local accessor and a Reactor context key. */
 	public static final String KEY = "mantle.current_turn";
 
-	private static final ThreadLocal<Turn> HOLDER = new ThreadLocal<>();
+	/**
+	 * A {@link Turn}, or an {@link InsideHook} that becomes one only when asked: a hook
+	 * thread makes its turn current for every invocation, and most hooks never ask.
+	 */
+	private static final ThreadLocal<Object> HOLDER = new ThreadLocal<>();
 
 	private CurrentTurn() {
 	}
@@ -26,7 +30,13 @@ public final class CurrentTurn {
 	 * @return the turn, or {@code null} outside a turn
 	 */
 	public static @Nullable Turn get() {
-		return HOLDER.get();
+		Object current = HOLDER.get();
+		if (current instanceof InsideHook inside) {
+			Turn resolved = inside.turn().insideHook(inside.hookName());
+			HOLDER.set(resolved);
+			return resolved;
+		}
+		return (Turn) current;
 	}
 
 	/**
@@ -35,8 +45,24 @@ public final class CurrentTurn {
 	 * @return the scope; closing it restores what was current before
 	 */
 	public static Scope open(Turn turn) {
-		Turn previous = HOLDER.get();
-		HOLDER.set(turn);
+		return replace(turn);
+	}
+
+	/**
+	 * Make current, until the returned scope is closed, the turn that a call made from
+	 * inside one of the turn's hooks belongs to ({@link Turn#insideHook}); it is created
+	 * only if something on the thread asks for the current turn.
+	 * @param turn the turn whose hook runs
+	 * @param hookName the hook
+	 * @return the scope; closing it restores what was current before
+	 */
+	static Scope openInside(Turn turn, String hookName) {
+		return replace(new InsideHook(turn, hookName));
+	}
+
+	private static Scope replace(Object current) {
+		Object previous = HOLDER.get();
+		HOLDER.set(current);
 		return () -> {
 			if (previous != null) {
 				HOLDER.set(previous);
@@ -52,7 +78,10 @@ public final class CurrentTurn {
 	 * @param registry the registry
 	 */
 	static void registerWith(ContextRegistry registry) {
-		registry.registerThreadLocalAccessor(KEY, HOLDER::get, HOLDER::set, HOLDER::remove);
+		registry.registerThreadLocalAccessor(KEY, CurrentTurn::get, HOLDER::set, HOLDER::remove);
+	}
+
+	private record InsideHook(Turn turn, String hookName) {
 	}
 
 	/**

@@ -165,7 +165,7 @@ public final class Turn {
 
 	/** What a hook's thread makes current while one of this turn's hooks runs. */
 	private HookScope.Binding.Bound currentInside(String hookName) {
-		CurrentTurn.Scope current = CurrentTurn.open(insideHook(hookName));
+		CurrentTurn.Scope current = CurrentTurn.openInside(this, hookName);
 		return current::close;
 	}
 

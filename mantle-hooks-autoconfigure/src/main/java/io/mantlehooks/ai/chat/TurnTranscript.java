@@ -8,14 +8,15 @@ import io.mantlehooks.observation.TurnObservationContext;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The transcript of one streamed turn. A stream may end by completing or by being
- * cancelled at any moment, also while an entry is being written; each entry is written
- * once, and the user's message always before the reply. Chunks arrive on Reactor threads,
- * which only ever wait for the short buffer lock; the writes (which may block on a
- * database) run on the hook executor under their own lock, which does not pin a virtual
- * thread's carrier.
+ * The transcript of one turn that went to the chain: the user's message and what the user
+ * received, chunk by chunk (a {@code .call()} response is one chunk). A stream may end by
+ * completing or by being cancelled at any moment, also while an entry is being written;
+ * each entry is written once, and the user's message always before the reply. Chunks
+ * arrive on Reactor threads, which only ever wait for the short buffer lock; the writes
+ * (which may block on a database) run on the hook executor under their own lock, which
+ * does not pin a virtual thread's carrier.
  */
-final class StreamedTranscript {
+final class TurnTranscript {
 
 	private final TranscriptRecorder transcript;
 
@@ -39,7 +40,7 @@ final class StreamedTranscript {
 
 	private boolean replyWritten;
 
-	StreamedTranscript(TranscriptRecorder transcript, Turn turn, @Nullable String userText, Instant startedAt) {
+	TurnTranscript(TranscriptRecorder transcript, Turn turn, @Nullable String userText, Instant startedAt) {
 		this.transcript = transcript;
 		this.turn = turn;
 		this.userText = userText;
