@@ -69,6 +69,13 @@ public final class MantleHooks {
 	 */
 	public static final String APPROVAL_CALLS = "mantle.approval_calls";
 
+	/**
+	 * Response-context key: {@code true} on the chunk of a streamed reply whose text
+	 * replaces everything streamed before it in that reply (an outgoing-text hook
+	 * rejected a later sentence). Only the engine sets it.
+	 */
+	public static final String RETRACTED = "mantle.retracted";
+
 	/** Advisor param: the approval id of a paused batch to run. */
 	public static final String APPROVE = "mantle.approve";
 

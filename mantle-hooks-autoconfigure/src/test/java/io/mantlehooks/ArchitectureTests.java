@@ -101,7 +101,7 @@ final class ArchitectureTests {
 							"ModifyModelRequest", "ModifyModelResponse", "ModifyOutgoingText", "ModifyToolCall",
 							"ModifyToolResult", "OnIncomingMessage", "OnKnowledgeQuery", "OnKnowledgeResults",
 							"OnModelRequest", "OnModelResponse", "OnOutgoingText", "OnToolCall", "OnToolResult",
-							"OnTurnFinished", "OnTurnStarted")),
+							"OnTurnFinished", "OnTurnStarted", "StreamMode")),
 			Map.entry("io.mantlehooks.approval",
 					List.of("ApprovalAuthorizer", "ApprovalCall", "ApprovalResumer", "ApprovalStore",
 							"InMemoryApprovalStore", "JdbcApprovalStore", "PendingApproval", "ToolApprovalPolicy")),

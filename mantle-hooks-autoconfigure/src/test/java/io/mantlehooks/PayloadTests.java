@@ -106,4 +106,15 @@ class PayloadTests {
 		assertThat(HookPoint.KNOWLEDGE_RESULTS.allowedSignals()).isEmpty();
 	}
 
+	@Test
+	void aWholeReplyIsItsOwnOnlyAndFinalSegment() {
+		OutgoingTextPayload whole = new OutgoingTextPayload("Hi.", false, "u", Map.of(), Channel.none());
+		assertThat(whole.segment()).isZero();
+		assertThat(whole.finalSegment()).isTrue();
+		OutgoingTextPayload third = new OutgoingTextPayload("Hi.", false, "u", Map.of(), Channel.none(), 2, false);
+		assertThat(third.withText("Hello.")).extracting(OutgoingTextPayload::segment, OutgoingTextPayload::finalSegment)
+			.containsExactly(2, false);
+		assertThat(new OutgoingTextPayload("x", false, "u", Map.of(), Channel.none(), -3, false).segment()).isZero();
+	}
+
 }

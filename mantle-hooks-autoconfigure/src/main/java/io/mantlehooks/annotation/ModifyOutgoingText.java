@@ -34,4 +34,11 @@ public @interface ModifyOutgoingText {
 	 */
 	long timeoutMs() default -1;
 
+	/**
+	 * What the hook sees of a streamed reply: the whole reply (the default), or each
+	 * sentence as it completes, so the reply keeps streaming.
+	 * @return the stream mode
+	 */
+	StreamMode stream() default StreamMode.WHOLE;
+
 }

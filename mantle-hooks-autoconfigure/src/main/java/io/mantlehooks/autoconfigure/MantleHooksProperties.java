@@ -64,6 +64,8 @@ public class MantleHooksProperties {
 
 	private final Console console = new Console();
 
+	private final Streaming streaming = new Streaming();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -126,6 +128,10 @@ public class MantleHooksProperties {
 
 	public Jdbc getJdbc() {
 		return this.jdbc;
+	}
+
+	public Streaming getStreaming() {
+		return this.streaming;
 	}
 
 	public Console getConsole() {
@@ -568,6 +574,27 @@ public class MantleHooksProperties {
 	/**
 	 * The database tables of the transcript and of paused approvals.
 	 */
+	public static class Streaming {
+
+		/**
+		 * The longest segment, in characters, that a sentence-by-sentence outgoing-text
+		 * hook waits for: a reply without a sentence end is cut at a whitespace near this
+		 * length.
+		 */
+		private int maxSegmentLength = 400;
+
+		public int getMaxSegmentLength() {
+			return this.maxSegmentLength;
+		}
+
+		public void setMaxSegmentLength(int maxSegmentLength) {
+			Assert.isTrue(maxSegmentLength > 0,
+					() -> "mantle.hooks.streaming.max-segment-length must be positive, but was " + maxSegmentLength);
+			this.maxSegmentLength = maxSegmentLength;
+		}
+
+	}
+
 	public static class Jdbc {
 
 		/**

@@ -67,7 +67,7 @@ final class IdentityWall {
 		}
 		if (original instanceof OutgoingTextPayload in) {
 			return new OutgoingTextPayload(((OutgoingTextPayload) returned).text(), in.isVoice(), in.senderId(),
-					in.call(), in.channel());
+					in.call(), in.channel(), in.segment(), in.finalSegment());
 		}
 		if (original instanceof TurnStartedPayload || original instanceof TurnFinishedPayload) {
 			// observe-only points: nothing a hook returns is used

@@ -152,6 +152,22 @@ class MantleHooksConfigurationTests {
 	}
 
 	@Test
+	void theStreamingSegmentLengthIsBoundWithADefaultAndMustBePositive() {
+		this.contextRunner.run((context) -> assertThat(
+				context.getBean(MantleHooksProperties.class).getStreaming().getMaxSegmentLength())
+			.isEqualTo(400));
+		this.contextRunner.withPropertyValues("mantle.hooks.streaming.max-segment-length=80")
+			.run((context) -> assertThat(
+					context.getBean(MantleHooksProperties.class).getStreaming().getMaxSegmentLength())
+				.isEqualTo(80));
+		this.contextRunner.withPropertyValues("mantle.hooks.streaming.max-segment-length=0").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessage("mantle.hooks.streaming.max-segment-length must be positive, but was 0");
+		});
+	}
+
+	@Test
 	void nonPositiveLimitsFailStartup() {
 		this.contextRunner
 			.withPropertyValues("mantle.hooks.observers.max-concurrent=0", "mantle.hooks.max-iterations=0")
@@ -212,9 +228,9 @@ class MantleHooksConfigurationTests {
 				"mantle.hooks.responses", "mantle.hooks.timeouts.observe", "mantle.hooks.timeouts.modify",
 				"mantle.hooks.timeouts.point", "mantle.hooks.timeouts.hook", "mantle.hooks.observers.max-concurrent",
 				"mantle.hooks.executor.virtual-threads", "mantle.hooks.unhooked-calls",
-				"mantle.hooks.modify.max-concurrent", "mantle.hooks.circuit-breaker.enabled",
-				"mantle.hooks.circuit-breaker.failure-rate-threshold", "mantle.hooks.circuit-breaker.hook",
-				"mantle.hooks.circuit-breaker.minimum-number-of-calls",
+				"mantle.hooks.streaming.max-segment-length", "mantle.hooks.modify.max-concurrent",
+				"mantle.hooks.circuit-breaker.enabled", "mantle.hooks.circuit-breaker.failure-rate-threshold",
+				"mantle.hooks.circuit-breaker.hook", "mantle.hooks.circuit-breaker.minimum-number-of-calls",
 				"mantle.hooks.circuit-breaker.sliding-window-size",
 				"mantle.hooks.circuit-breaker.wait-duration-in-open-state", "management.endpoint.mantlehooks.access",
 				"management.endpoint.mantlehooks.cache.time-to-live", "mantle.hooks.transcript.enabled",
