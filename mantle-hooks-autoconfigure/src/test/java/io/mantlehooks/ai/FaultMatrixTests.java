@@ -6,6 +6,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -13,9 +14,12 @@ import java.util.stream.Stream;
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
+import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
+import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.annotation.StreamMode;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration;
 import io.mantlehooks.runtime.HookLane;
@@ -52,6 +56,7 @@ import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -112,19 +117,20 @@ class FaultMatrixTests {
 	 * Use an application in which the hook that a plan names is the only one with a short
 	 * timeout (the cases come grouped by hook, so each application starts once).
 	 */
-	private static void use(HookPoint point, HookLane lane) {
+	private static void use(HookPoint point, HookLane lane, Mode mode) {
 		String hook = "faultyHooks." + hookMethod(point, lane);
-		if (hook.equals(contextHook)) {
+		String key = hook + ((mode == Mode.SENTENCES) ? " (sentences)" : "");
+		if (key.equals(contextHook)) {
 			return;
 		}
 		if (context != null) {
 			context.close();
 		}
-		contextHook = hook;
+		contextHook = key;
 		context = new SpringApplicationBuilder(FaultApplication.class).web(WebApplicationType.NONE)
-			.properties("spring.ai.openai.base-url=" + openAi.baseUrl(), "spring.ai.openai.api-key=test-key",
-					"spring.ai.openai.chat.model=fake-model", "spring.ai.openai.max-retries=0",
-					"mantle.hooks.timeouts.modify=" + HEALTHY_TIMEOUT,
+			.properties("fault.sentences=" + (mode == Mode.SENTENCES), "spring.ai.openai.base-url=" + openAi.baseUrl(),
+					"spring.ai.openai.api-key=test-key", "spring.ai.openai.chat.model=fake-model",
+					"spring.ai.openai.max-retries=0", "mantle.hooks.timeouts.modify=" + HEALTHY_TIMEOUT,
 					"mantle.hooks.timeouts.observe=" + HEALTHY_TIMEOUT,
 					"mantle.hooks.timeouts.hook[" + hook + "]=" + FAULTY_TIMEOUT.get(lane),
 					// the cases of one hook fail it over and over: a breaker would soon
@@ -206,7 +212,7 @@ class FaultMatrixTests {
 			if (!point.hasModifyLane()) {
 				continue;
 			}
-			for (Mode mode : Mode.values()) {
+			for (Mode mode : modes(point)) {
 				for (Fault fault : Fault.values()) {
 					if (fault != Fault.CALLER_INTERRUPTED || mode == Mode.CALL) {
 						cases.add(Arguments.of(mode, point, fault));
@@ -220,7 +226,7 @@ class FaultMatrixTests {
 	static Stream<Arguments> observeCases() {
 		List<Arguments> cases = new ArrayList<>();
 		for (HookPoint point : HookPoint.values()) {
-			for (Mode mode : Mode.values()) {
+			for (Mode mode : modes(point)) {
 				for (Fault fault : OBSERVER_FAULTS) {
 					cases.add(Arguments.of(mode, point, fault));
 				}
@@ -229,10 +235,18 @@ class FaultMatrixTests {
 		return cases.stream();
 	}
 
+	/**
+	 * The modes a point's cases run in: the outgoing-text point also with its hook
+	 * rewriting the stream sentence by sentence.
+	 */
+	private static List<Mode> modes(HookPoint point) {
+		return (point == HookPoint.OUTGOING_TEXT) ? List.of(Mode.values()) : List.of(Mode.CALL, Mode.STREAM);
+	}
+
 	@ParameterizedTest(name = "{0} {1} modify hook: {2}")
 	@MethodSource("modifyCases")
 	void faultyModifyHookGetsItsPointsFailPolicy(Mode mode, HookPoint point, Fault fault) throws Exception {
-		use(point, HookLane.MODIFY);
+		use(point, HookLane.MODIFY, mode);
 		Turn turn = run(mode, new FaultPlan(point, HookLane.MODIFY, fault));
 		if (fault == Fault.CALLER_INTERRUPTED) {
 			assertThat(turn.interrupted).as("interrupt flag kept").isTrue();
@@ -280,7 +294,7 @@ class FaultMatrixTests {
 	@ParameterizedTest(name = "{0} {1} observer: {2}")
 	@MethodSource("observeCases")
 	void faultyObserverChangesNothing(Mode mode, HookPoint point, Fault fault) throws Exception {
-		use(point, HookLane.OBSERVE);
+		use(point, HookLane.OBSERVE, mode);
 		Turn turn = run(mode, new FaultPlan(point, HookLane.OBSERVE, fault));
 		assertThat(turn.text).isEqualTo(FINAL);
 		assertThat(turn.requests).hasSize(2);
@@ -416,7 +430,13 @@ class FaultMatrixTests {
 
 	enum Mode {
 
-		CALL, STREAM
+		CALL, STREAM,
+
+		/**
+		 * Streamed, with the outgoing-text hook rewriting the stream sentence by
+		 * sentence.
+		 */
+		SENTENCES
 
 	}
 
@@ -456,13 +476,28 @@ class FaultMatrixTests {
 		}
 
 		@Bean
-		FaultyHooks faultyHooks() {
-			return new FaultyHooks();
+		FaultyHooks faultyHooks(Environment environment) {
+			return environment.getProperty("fault.sentences", Boolean.class, false) ? new FaultySentenceHooks()
+					: new FaultyHooks();
 		}
 
 		@Bean
 		RecordingObservers recordingObservers() {
 			return new RecordingObservers();
+		}
+
+	}
+
+	/**
+	 * The same hooks, with the outgoing-text hook rewriting a streamed reply sentence by
+	 * sentence.
+	 */
+	static class FaultySentenceHooks extends FaultyHooks {
+
+		@Override
+		@ModifyOutgoingText(stream = StreamMode.SENTENCES)
+		public CompletionStage<OutgoingTextPayload> outgoing(OutgoingTextPayload payload) {
+			return super.outgoing(payload);
 		}
 
 	}

@@ -18,6 +18,8 @@ import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.model.Generation;
 import org.springframework.context.i18n.LocaleContextHolder;
 
 /**
@@ -86,7 +88,7 @@ final class SegmentedReply {
 			}
 			if (rest == null) {
 				// the round's last chunk still carries its finish reason and usage
-				return Flux.just(ChatResponses.withText(template, ""));
+				return Flux.just(withText(template, ""));
 			}
 			return hooked(template, rest, ends.getAsBoolean());
 		})).takeUntil(SegmentedReply::isRetraction);
@@ -126,8 +128,19 @@ final class SegmentedReply {
 				this.retraction = reply;
 				return retraction(chunk, reply);
 			}
-			return ChatResponses.withText(chunk, (reply.text() != null) ? reply.text() : text);
+			return withText(chunk, (reply.text() != null) ? reply.text() : text);
 		}).flux();
+	}
+
+	/**
+	 * Return the chunk with the segment's text. A chunk without a generation (the usage
+	 * chunk some providers end with) gets one, keeping its metadata.
+	 */
+	private static ChatClientResponse withText(ChatClientResponse chunk, String text) {
+		if (ChatResponses.output(chunk.chatResponse()) == null) {
+			return ChatResponses.withGenerations(chunk, List.of(new Generation(new AssistantMessage(text))));
+		}
+		return ChatResponses.withText(chunk, text);
 	}
 
 	/**

@@ -20,10 +20,11 @@ import org.springframework.util.Assert;
  * corrections: a cut needs whitespace after the terminator, or an ideographic one
  * ({@code 。！？}), so URLs and {@code a.b?c=1} stay whole; a cut after a common
  * abbreviation ("Dr.", "e.g.") is not one; and a cut is only made once the next sentence
- * has begun, since the chunk that ends in "3." may be followed by "5". A text with no
- * sentence end is cut at a whitespace once it reaches the maximum length, and, with no
- * whitespace at all, at the maximum length itself (never inside a character). Not
- * thread-safe: one per streamed reply, fed in order.
+ * has begun, since the chunk that ends in "3." may be followed by "5" (or, when what
+ * arrived ends in whitespace after it, as if one had begun). A text with no sentence end
+ * is cut at a whitespace once it reaches the maximum length, and, with no whitespace at
+ * all, at the maximum length itself (never inside a character). Not thread-safe: one per
+ * streamed reply, fed in order.
  */
 final class SentenceSegmenter {
 
@@ -92,7 +93,26 @@ final class SentenceSegmenter {
 				return end;
 			}
 		}
-		return (text.length() > this.maxLength) ? lengthCut(text) : 0;
+		if (text.length() > this.maxLength) {
+			return lengthCut(text);
+		}
+		return endsComplete(text) ? text.length() : 0;
+	}
+
+	/**
+	 * Whether what arrived ends with a complete sentence: a terminator and whitespace at
+	 * its very end. The iterator decides a break by what follows it, so the next sentence
+	 * is assumed to begin as most do, with a capital; waiting for it would hold a
+	 * finished sentence back for one more chunk. (After an ideographic terminator,
+	 * whitespace may still follow and belongs to the sentence, so that one waits.)
+	 */
+	private boolean endsComplete(String text) {
+		if (text.isEmpty() || !Character.isWhitespace(text.charAt(text.length() - 1))) {
+			return false;
+		}
+		String probe = text + "A";
+		this.sentences.setText(probe);
+		return this.sentences.isBoundary(text.length()) && endsSentence(probe, text.length());
 	}
 
 	/**

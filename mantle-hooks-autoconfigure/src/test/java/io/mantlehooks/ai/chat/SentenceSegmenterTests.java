@@ -40,13 +40,15 @@ class SentenceSegmenterTests {
 	}
 
 	@Test
-	void aSentenceIsOnlyCutOnceTheNextOneHasBegun() {
+	void aSentenceIsCutOnceWhitespaceFollowsItsEnd() {
 		SentenceSegmenter segmenter = new SentenceSegmenter(Locale.ENGLISH, 400);
 		assertThat(segmenter.add("It costs 3.")).isEmpty();
-		assertThat(segmenter.add("5 EUR. ")).isEmpty();
-		assertThat(segmenter.add("Pay")).containsExactly("It costs 3.5 EUR. ");
-		assertThat(segmenter.add(" now.")).isEmpty();
-		assertThat(segmenter.finish()).isEqualTo("Pay now.");
+		// the sentence is complete: it goes out without waiting for the next one
+		assertThat(segmenter.add("5 EUR. ")).containsExactly("It costs 3.5 EUR. ");
+		assertThat(segmenter.add("Pay")).isEmpty();
+		assertThat(segmenter.add(" e.g. ")).isEmpty();
+		assertThat(segmenter.add("now.")).isEmpty();
+		assertThat(segmenter.finish()).isEqualTo("Pay e.g. now.");
 		assertThat(segmenter.finish()).isNull();
 	}
 
