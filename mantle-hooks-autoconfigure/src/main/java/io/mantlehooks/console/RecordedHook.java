@@ -1,23 +1,106 @@
 package io.mantlehooks.console;
 
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One recorded hook invocation.
+ * One recorded hook invocation, or the outgoing-text row of a reply streamed in segments:
+ * then {@code segments} holds its invocations, one or more per segment.
  *
  * @param point the point's configuration name, e.g. {@code model-request}
  * @param lane {@code modify} (awaited, on the turn's critical path) or {@code observe}
  * (never awaited)
- * @param hook {@code beanName.methodName}
+ * @param hook {@code beanName.methodName}; for a segmented reply its hooks' names, in
+ * order of their first invocation, joined by {@code ", "}
  * @param startMs when it was handed to the executor, from the turn's start
- * @param durationMs how long until its outcome was known
+ * @param durationMs how long until its outcome was known; for a segmented reply the sum
+ * of its invocations' durations
  * @param outcome {@code proceeded}, {@code rejected}, {@code retried}, {@code timeout},
- * {@code crash}, ...
+ * {@code crash}, ...; for a segmented reply {@code rejected} when a segment was, else the
+ * worst of its invocations'
  * @param before the payload's text before a modify hook, only with
- * {@code mantle.hooks.console.include-text=true}
+ * {@code mantle.hooks.console.include-text=true}; {@code null} for a segmented reply
+ * (each invocation has its own)
  * @param after the payload's text the modify hook proceeded with, likewise
+ * @param segments the invocations of a reply streamed in segments, {@code null} (and left
+ * out of the JSON) for every other row
  */
 public record RecordedHook(String point, String lane, String hook, double startMs, double durationMs, String outcome,
-		@Nullable String before, @Nullable String after) {
+		@Nullable String before, @Nullable String after,
+		@JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Segments segments) {
+
+	/**
+	 * Create the row of one invocation.
+	 * @param point the point's configuration name
+	 * @param lane {@code modify} or {@code observe}
+	 * @param hook {@code beanName.methodName}
+	 * @param startMs when it was handed to the executor, from the turn's start
+	 * @param durationMs how long until its outcome was known
+	 * @param outcome its outcome
+	 * @param before the payload's text before a modify hook
+	 * @param after the payload's text the modify hook proceeded with
+	 */
+	public RecordedHook(String point, String lane, String hook, double startMs, double durationMs, String outcome,
+			@Nullable String before, @Nullable String after) {
+		this(point, lane, hook, startMs, durationMs, outcome, before, after, null);
+	}
+
+	/**
+	 * Return this row with no text: no before and after, here and in its segments, and no
+	 * retracted text.
+	 * @return the row without texts
+	 */
+	public RecordedHook withoutText() {
+		return new RecordedHook(this.point, this.lane, this.hook, this.startMs, this.durationMs, this.outcome, null,
+				null, (this.segments != null) ? this.segments.withoutText() : null);
+	}
+
+	/**
+	 * The invocations of a reply's outgoing-text modify hooks when the reply was streamed
+	 * in segments (sentences).
+	 *
+	 * @param count how many segments were hooked
+	 * @param rejectedSegment the segment a hook rejected, which ended the reply;
+	 * {@code null} when none was
+	 * @param retracted what the user had been shown before the rejection (the rewritten
+	 * segments before the rejected one, concatenated) and the rejection's reply replaced,
+	 * {@code ""} when nothing had been shown; {@code null} when no segment was rejected
+	 * or texts are not included
+	 * @param invocations the invocations, in order
+	 */
+	public record Segments(int count, @Nullable Integer rejectedSegment, @Nullable String retracted,
+			List<Segment> invocations) {
+
+		Segments withoutText() {
+			return new Segments(this.count, this.rejectedSegment, null,
+					this.invocations.stream().map(Segment::withoutText).toList());
+		}
+
+	}
+
+	/**
+	 * One invocation of an outgoing-text modify hook on one segment of a reply.
+	 *
+	 * @param segment which segment, 0-based
+	 * @param finalSegment whether it is the reply's last segment
+	 * @param hook {@code beanName.methodName}
+	 * @param startMs when it was handed to the executor, from the turn's start
+	 * @param durationMs how long until its outcome was known
+	 * @param outcome its outcome
+	 * @param before the segment's text before the hook, only with
+	 * {@code mantle.hooks.console.include-text=true}
+	 * @param after the segment's text the hook proceeded with, likewise
+	 */
+	public record Segment(int segment, boolean finalSegment, String hook, double startMs, double durationMs,
+			String outcome, @Nullable String before, @Nullable String after) {
+
+		Segment withoutText() {
+			return new Segment(this.segment, this.finalSegment, this.hook, this.startMs, this.durationMs, this.outcome,
+					null, null);
+		}
+
+	}
 
 }

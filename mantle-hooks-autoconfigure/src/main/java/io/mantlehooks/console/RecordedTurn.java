@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * @param start when the turn started
  * @param durationMs how long it took (so far, while running)
  * @param approvalId the batch it paused for approval, if it did
- * @param hooks its hook invocations, by start
+ * @param hooks its hook invocations, by start; the outgoing-text invocations of a reply
+ * streamed in segments are one row ({@link RecordedHook#segments()})
  */
 public record RecordedTurn(String id, String senderId, String channel, String conversationId, String outcome,
 		Instant start, double durationMs, @Nullable String approvalId, List<RecordedHook> hooks) {

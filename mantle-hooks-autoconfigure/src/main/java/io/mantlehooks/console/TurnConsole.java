@@ -86,11 +86,7 @@ public final class TurnConsole {
 			.stream()
 			.map((turn) -> new RecordedTurn(turn.id(), turn.senderId(), turn.channel(), turn.conversationId(),
 					turn.outcome(), turn.start(), turn.durationMs(), turn.approvalId(),
-					turn.hooks()
-						.stream()
-						.map((hook) -> new RecordedHook(hook.point(), hook.lane(), hook.hook(), hook.startMs(),
-								hook.durationMs(), hook.outcome(), null, null))
-						.toList()))
+					turn.hooks().stream().map(RecordedHook::withoutText).toList()))
 			.toList();
 		return new Turns(this.recorder.includesText(), this.resumer != null, (this.resumer != null) ? null : NO_RESUMER,
 				turns);

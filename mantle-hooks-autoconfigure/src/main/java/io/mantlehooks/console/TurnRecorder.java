@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.observation.HookObservationContext;
 import io.mantlehooks.observation.TurnObservationContext;
 import io.micrometer.observation.Observation;
@@ -23,7 +25,9 @@ import org.springframework.util.Assert;
  * {@code mantle.turn} and {@code mantle.hook} observations. Bounded: at most
  * {@code maxTurns} turns (the oldest go first) and {@value #MAX_HOOKS_PER_TURN}
  * invocations per turn. Texts before and after each modify hook are kept only when
- * {@code includeText} is on, since payloads may hold personal data.
+ * {@code includeText} is on, since payloads may hold personal data. The outgoing-text
+ * invocations of a reply streamed in segments show as one row (see
+ * {@link SegmentedReplies}).
  */
 public final class TurnRecorder implements ObservationHandler<Observation.Context> {
 
@@ -111,7 +115,7 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 	public List<RecordedTurn> turns() {
 		return this.turns.values()
 			.stream()
-			.map(Recording::view)
+			.map((recording) -> recording.view(this.includeText))
 			.sorted(Comparator.comparing(RecordedTurn::start).reversed())
 			.toList();
 	}
@@ -122,7 +126,7 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 	 * @return the turn, empty when it is not (or no longer) recorded
 	 */
 	public Optional<RecordedTurn> turn(String turnId) {
-		return Optional.ofNullable(this.turns.get(turnId)).map(Recording::view);
+		return Optional.ofNullable(this.turns.get(turnId)).map((recording) -> recording.view(this.includeText));
 	}
 
 	/**
@@ -142,7 +146,7 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 
 		private final long startNanos;
 
-		private final List<RecordedHook> hooks = new ArrayList<>();
+		private final List<SegmentedReplies.Invocation> hooks = new ArrayList<>();
 
 		private @Nullable String outcome;
 
@@ -170,19 +174,24 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 				return;
 			}
 			boolean modify = "modify".equals(hook.getLane());
-			this.hooks.add(new RecordedHook(hook.getPoint().configName(), hook.getLane(), hook.getHookName(),
+			RecordedHook recorded = new RecordedHook(hook.getPoint().configName(), hook.getLane(), hook.getHookName(),
 					millis(started - this.startNanos), millis(stopped - started), hook.getOutcome(),
 					(includeText && modify) ? PayloadText.of(hook.getInput()) : null,
-					(includeText && modify) ? PayloadText.of(hook.getOutput()) : null));
+					(includeText && modify) ? PayloadText.of(hook.getOutput()) : null);
+			// the segment is no text: it is read with or without include-text
+			boolean outgoingModify = modify && hook.getPoint() == HookPoint.OUTGOING_TEXT;
+			OutgoingTextPayload payload = (hook.getInput() instanceof OutgoingTextPayload outgoing) ? outgoing : null;
+			this.hooks.add(new SegmentedReplies.Invocation(recorded, outgoingModify,
+					(payload != null) ? payload.segment() : -1, payload != null && payload.finalSegment()));
 		}
 
-		synchronized RecordedTurn view() {
+		synchronized RecordedTurn view(boolean includeText) {
 			long end = (this.endNanos >= 0) ? this.endNanos : System.nanoTime();
-			List<RecordedHook> sorted = new ArrayList<>(this.hooks);
-			sorted.sort(Comparator.comparingDouble(RecordedHook::startMs));
+			List<SegmentedReplies.Invocation> sorted = new ArrayList<>(this.hooks);
+			sorted.sort(Comparator.comparingDouble((invocation) -> invocation.hook().startMs()));
 			return new RecordedTurn(this.id, this.senderId, this.channel, this.conversationId,
 					(this.outcome != null) ? this.outcome : "running", this.start, millis(end - this.startNanos),
-					this.approvalId, sorted);
+					this.approvalId, SegmentedReplies.group(sorted, includeText));
 		}
 
 		private static double millis(long nanos) {

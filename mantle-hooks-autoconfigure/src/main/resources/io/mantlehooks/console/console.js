@@ -1,6 +1,8 @@
 // The turn console: lists recent turns from the mantlehooks Actuator endpoint and shows
 // one turn's hook invocations as a waterfall, what each modify hook changed, its waiting
-// approval and its transcript. Data is inserted with textContent only.
+// approval and its transcript. A reply streamed in segments is one outgoing-text row with
+// its segments below it and, when a segment was rejected, what the rejection retracted.
+// Data is inserted with textContent only.
 (function () {
   'use strict';
   const endpoint = document.body.dataset.endpoint;
@@ -94,10 +96,15 @@
       outcome.appendChild(el('span', 'badge ' + turn.outcome, turn.outcome));
       row.appendChild(outcome);
       row.appendChild(el('td', null, turn.durationMs.toFixed(1)));
-      row.appendChild(el('td', null, String(turn.hooks.length)));
+      row.appendChild(el('td', null, String(invocations(turn.hooks))));
       row.addEventListener('click', () => select(turn.id));
       rows.appendChild(row);
     });
+  }
+
+  // Hook invocations, counting each invocation of a segmented reply's row.
+  function invocations(hooks) {
+    return hooks.reduce((count, hook) => count + (hook.segments ? hook.segments.invocations.length : 1), 0);
   }
 
   async function select(id) {
@@ -127,8 +134,7 @@
   function renderWaterfall(turn) {
     const waterfall = document.getElementById('waterfall');
     waterfall.replaceChildren();
-    const end = Math.max(turn.durationMs,
-      ...turn.hooks.map((hook) => hook.startMs + hook.durationMs), 0.001);
+    const end = Math.max(turn.durationMs, ...turn.hooks.map(endOf), 0.001);
     [['modify', 'Modify hooks (the turn waits for each)'],
       ['observe', 'Observers (off the critical path)']].forEach(([lane, title]) => {
       const hooks = turn.hooks.filter((hook) => hook.lane === lane);
@@ -138,6 +144,10 @@
       const group = el('div', 'group lane-group-' + lane);
       group.appendChild(el('h4', null, title));
       hooks.forEach((hook) => {
+        if (hook.segments) {
+          renderSegmented(group, hook, end);
+          return;
+        }
         const row = el('div', 'row');
         row.appendChild(el('span', 'label', hook.point + ' · ' + hook.hook));
         const track = el('div', 'track');
@@ -151,15 +161,8 @@
         bar.title = hook.hook + ' at ' + hook.point + ': ' + hook.outcome + ', started at ' +
           hook.startMs.toFixed(2) + ' ms, took ' + hook.durationMs.toFixed(2) + ' ms';
         track.appendChild(bar);
-        // the timing sits beside the bar, on the side with room
-        const endsAt = 100 * (hook.startMs + hook.durationMs) / end;
-        const timing = el('span', 'timing', hook.outcome + ' · ' + hook.durationMs.toFixed(1) + ' ms');
-        if (endsAt > 70) {
-          timing.style.right = (100 - 100 * hook.startMs / end) + '%';
-        } else {
-          timing.style.left = endsAt + '%';
-        }
-        track.appendChild(timing);
+        track.appendChild(timing(hook.outcome + ' · ' + hook.durationMs.toFixed(1) + ' ms',
+          hook.startMs, hook.startMs + hook.durationMs, end));
         row.appendChild(track);
         group.appendChild(row);
       });
@@ -167,15 +170,142 @@
     });
   }
 
+  // Where a row's bar ends: a segmented reply's row spans its first to its last invocation.
+  function endOf(hook) {
+    if (!hook.segments) {
+      return hook.startMs + hook.durationMs;
+    }
+    return Math.max(...hook.segments.invocations.map((invocation) => invocation.startMs + invocation.durationMs));
+  }
+
+  // The timing sits beside the bar, on the side with room; over a wide bar with room on
+  // neither side (a segmented reply's), inside it.
+  function timing(text, startMs, endMs, end) {
+    const node = el('span', 'timing', text);
+    const endsAt = 100 * endMs / end;
+    const startsAt = 100 * startMs / end;
+    if (endsAt > 70 && startsAt < 30 && endsAt - startsAt > 30) {
+      node.classList.add('inside');
+      node.style.left = startsAt + '%';
+    } else if (endsAt > 70) {
+      node.style.right = (100 - 100 * startMs / end) + '%';
+    } else {
+      node.style.left = endsAt + '%';
+    }
+    return node;
+  }
+
+  // A reply streamed in segments: one row (a faint bar from its first to its last
+  // invocation, each invocation a mark on it; the count, the worst outcome and the total
+  // time beside it), the invocations in a table below, and, when a segment was rejected,
+  // what the rejection's reply replaced.
+  function renderSegmented(group, hook, end) {
+    const segments = hook.segments;
+    const row = el('div', 'row segmented');
+    row.dataset.segments = String(segments.count);
+    row.appendChild(el('span', 'label', hook.point + ' · ' + hook.hook));
+    const track = el('div', 'track');
+    const bar = el('div', 'bar segmented lane-modify outcome-' + hook.outcome);
+    bar.dataset.point = hook.point;
+    bar.dataset.hook = hook.hook;
+    bar.dataset.outcome = hook.outcome;
+    bar.dataset.lane = hook.lane;
+    bar.dataset.segments = String(segments.count);
+    bar.style.left = (100 * hook.startMs / end) + '%';
+    bar.style.width = Math.max(0.5, 100 * (endOf(hook) - hook.startMs) / end) + '%';
+    bar.title = hook.hook + ' at ' + hook.point + ': ' + plural(segments.count, 'segment') + ', ' + hook.outcome +
+      ', started at ' + hook.startMs.toFixed(2) + ' ms, took ' + hook.durationMs.toFixed(2) + ' ms in all';
+    track.appendChild(bar);
+    segments.invocations.forEach((invocation) => {
+      const mark = el('div', 'segment-bar outcome-' + invocation.outcome);
+      mark.dataset.segment = String(invocation.segment);
+      mark.dataset.hook = invocation.hook;
+      mark.dataset.outcome = invocation.outcome;
+      mark.style.left = (100 * invocation.startMs / end) + '%';
+      mark.style.width = Math.max(0.2, 100 * invocation.durationMs / end) + '%';
+      mark.title = 'segment ' + invocation.segment + (invocation.finalSegment ? ' (final)' : '') + ' · ' +
+        invocation.hook + ': ' + invocation.outcome + ', took ' + invocation.durationMs.toFixed(2) + ' ms';
+      track.appendChild(mark);
+    });
+    track.appendChild(timing(plural(segments.count, 'segment') + ' · ' + hook.outcome + ' · ' +
+      hook.durationMs.toFixed(1) + ' ms in all', hook.startMs, endOf(hook), end));
+    row.appendChild(track);
+    group.appendChild(row);
+    group.appendChild(segmentTable(hook));
+    if (segments.rejectedSegment !== null && segments.rejectedSegment !== undefined) {
+      group.appendChild(retracted(hook));
+    }
+  }
+
+  function plural(count, noun) {
+    return count + ' ' + noun + (count === 1 ? '' : 's');
+  }
+
+  function segmentTable(hook) {
+    const details = el('details', 'segments');
+    details.dataset.hook = hook.hook;
+    details.appendChild(el('summary', null, plural(hook.segments.count, 'segment') + ' · ' +
+      plural(hook.segments.invocations.length, 'invocation') + ' · ' + hook.outcome + ' · ' +
+      hook.durationMs.toFixed(1) + ' ms in all'));
+    const table = el('table');
+    const head = el('tr');
+    ['segment', 'hook', 'outcome', 'started (ms)', 'took (ms)'].forEach((name) => head.appendChild(el('th', null, name)));
+    table.appendChild(head);
+    hook.segments.invocations.forEach((invocation) => {
+      const row = el('tr', 'outcome-' + invocation.outcome);
+      row.dataset.segment = String(invocation.segment);
+      row.dataset.outcome = invocation.outcome;
+      row.appendChild(el('td', null, invocation.segment + (invocation.finalSegment ? ' (final)' : '')));
+      row.appendChild(el('td', null, invocation.hook));
+      row.appendChild(el('td', null, invocation.outcome));
+      row.appendChild(el('td', null, invocation.startMs.toFixed(2)));
+      row.appendChild(el('td', null, invocation.durationMs.toFixed(2)));
+      table.appendChild(row);
+    });
+    details.appendChild(table);
+    return details;
+  }
+
+  // The rejection ended the reply: the user's client replaced what it had shown (the
+  // segments before the rejected one) with the rejection's reply. The text is there only
+  // when the console includes texts.
+  function retracted(hook) {
+    const segments = hook.segments;
+    const box = el('div', 'retracted');
+    box.dataset.hook = hook.hook;
+    box.dataset.segment = String(segments.rejectedSegment);
+    box.appendChild(el('p', null, 'Segment ' + segments.rejectedSegment + ' was rejected: the reply ended and ' +
+      'its rejection reply replaced what the user had been shown (' +
+      plural(segments.rejectedSegment, 'segment') + '), retracted:'));
+    let text;
+    if (segments.retracted === null || segments.retracted === undefined) {
+      text = el('p', 'hidden-text', '[text hidden]');
+    } else if (segments.retracted === '') {
+      text = el('p', 'hidden-text', '(nothing had been shown)');
+    } else {
+      text = el('pre', 'retracted-text', segments.retracted);
+    }
+    box.appendChild(text);
+    return box;
+  }
+
   function renderDiffs(hooks) {
     const diffs = document.getElementById('diffs');
     diffs.replaceChildren();
-    const changed = hooks.filter((hook) => hook.before !== null && hook.after !== null && hook.before !== hook.after);
+    // a segmented reply's invocations each have their own texts
+    const flat = hooks.flatMap((hook) => hook.segments
+      ? hook.segments.invocations.map((invocation) => Object.assign({ point: hook.point }, invocation))
+      : [hook]);
+    const changed = flat.filter((hook) => hook.before !== null && hook.after !== null && hook.before !== hook.after);
     document.getElementById('diff-title').hidden = changed.length === 0;
     changed.forEach((hook) => {
       const box = el('div', 'diff');
       box.dataset.hook = hook.hook;
-      box.appendChild(el('h4', null, hook.point + ' · ' + hook.hook));
+      const segment = hook.segment !== undefined ? ' · segment ' + hook.segment : '';
+      if (segment) {
+        box.dataset.segment = String(hook.segment);
+      }
+      box.appendChild(el('h4', null, hook.point + ' · ' + hook.hook + segment));
       const table = el('table');
       const head = el('tr');
       head.appendChild(el('th', null, 'before'));
