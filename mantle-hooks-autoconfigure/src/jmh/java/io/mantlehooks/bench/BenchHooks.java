@@ -32,6 +32,7 @@ import io.mantlehooks.annotation.OnToolCall;
 import io.mantlehooks.annotation.OnToolResult;
 import io.mantlehooks.annotation.OnTurnFinished;
 import io.mantlehooks.annotation.OnTurnStarted;
+import io.mantlehooks.annotation.StreamMode;
 
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.UserMessage;
@@ -92,6 +93,32 @@ final class BenchHooks {
 		public ModelRequestPayload check(ModelRequestPayload request) throws InterruptedException {
 			Thread.sleep(20);
 			return request;
+		}
+
+	}
+
+	/**
+	 * Sees a streamed reply sentence by sentence and passes each on at once: what a
+	 * streaming guardrail costs beyond its own work.
+	 */
+	public static class SentenceOutgoingHook {
+
+		@ModifyOutgoingText(stream = StreamMode.SENTENCES)
+		public OutgoingTextPayload pass(OutgoingTextPayload payload) {
+			return payload;
+		}
+
+	}
+
+	/**
+	 * Sees the whole reply (the default) and passes it on at once: a streamed turn sends
+	 * nothing before the reply is complete.
+	 */
+	public static class WholeOutgoingHook {
+
+		@ModifyOutgoingText
+		public OutgoingTextPayload pass(OutgoingTextPayload payload) {
+			return payload;
 		}
 
 	}
