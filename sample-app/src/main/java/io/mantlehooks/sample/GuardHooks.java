@@ -14,6 +14,7 @@ import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.annotation.StreamMode;
 
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.UserMessage;
@@ -22,7 +23,8 @@ import org.springframework.stereotype.Component;
 /**
  * Guardrails around the conversation: turn away sales pitches with a named reply, keep
  * card numbers and email addresses away from the model, send a guessed answer back for
- * another try, and show amounts the way the shop writes them.
+ * another try, show amounts the way the shop writes them and never let an internal note
+ * reach the user.
  */
 @Component
 public class GuardHooks {
@@ -32,6 +34,9 @@ public class GuardHooks {
 	static final Pattern EMAIL = Pattern.compile("[\\w.+-]+@[\\w-]+(\\.[\\w-]+)+");
 
 	private static final Pattern EUR_AMOUNT = Pattern.compile("(\\d+(?:\\.\\d{2})?) EUR");
+
+	/** What staff write into notes the model may have seen; never for customers. */
+	private static final Pattern INTERNAL_NOTE = Pattern.compile("(?i)\\binternal note\\b|\\bstaff code\\b");
 
 	private static final List<String> GUESSES = List.of("i guess", "probably");
 
@@ -74,12 +79,20 @@ public class GuardHooks {
 	}
 
 	/**
-	 * House style: amounts as {@code €30.00}, not {@code 30.00 EUR}.
-	 * @param text the reply about to be sent
-	 * @return the reply in house style
+	 * House style, sentence by sentence: amounts as {@code €30.00}, not
+	 * {@code 30.00 EUR}, and an internal note is never sent. The hook sees each sentence
+	 * of a streamed reply as it completes, so the reply keeps streaming; a
+	 * {@code .call()} turn passes the whole reply once. A sentence with an internal note
+	 * is rejected: the engine stops the model, and the chat page replaces what it showed
+	 * of the reply with {@code utter_internal_withheld}.
+	 * @param text the sentence (or whole reply) about to be sent
+	 * @return the text in house style
 	 */
-	@ModifyOutgoingText
+	@ModifyOutgoingText(stream = StreamMode.SENTENCES)
 	public OutgoingTextPayload houseStyle(OutgoingTextPayload text) {
+		if (INTERNAL_NOTE.matcher(text.text()).find()) {
+			throw new HookRejection("internal note in the reply", "utter_internal_withheld");
+		}
 		return text.withText(EUR_AMOUNT.matcher(text.text()).replaceAll("€$1"));
 	}
 

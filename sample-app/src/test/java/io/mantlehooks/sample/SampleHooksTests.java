@@ -26,6 +26,8 @@ class SampleHooksTests {
 			assertThat(hooks.run(TestPayloads.modelResponse("Refunds take 5 days.").build())).proceededUnchanged();
 			assertThat(hooks.run(TestPayloads.outgoingText("Refunded 30.00 EUR").build()))
 				.proceededWith((text) -> assertThat(text.text()).isEqualTo("Refunded €30.00"));
+			assertThat(hooks.run(TestPayloads.outgoingText("Internal note: staff code STAFF-50.").build()))
+				.isRejectedWith("internal note in the reply", "utter_internal_withheld");
 		}
 	}
 

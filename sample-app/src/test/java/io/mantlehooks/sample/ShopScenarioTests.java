@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -50,6 +51,10 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @ExtendWith(OutputCaptureExtension.class)
 class ShopScenarioTests {
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	private static final String WITHHELD = "Sorry, I can't share that. Our current offers are on the shop's offers page.";
 
 	@LocalServerPort
 	private int port;
@@ -243,11 +248,48 @@ class ShopScenarioTests {
 			.contains("\"approvalId\"");
 		assertThat(events).filteredOn((event) -> event.startsWith("token ")).isNotEmpty();
 		List<String> plain = stream("Where is order 7?");
-		// the outgoing-text hook rewrites whole replies, so the reply arrives in
-		// one piece
-		assertThat(plain).filteredOn((event) -> event.startsWith("token ")).hasSize(1);
 		assertThat(String.join("", plain)).contains("being packed for [email]");
 		assertThat(plain).last().asString().contains("\"outcome\":\"completed\"");
+	}
+
+	@Test
+	void aStreamedReplyArrivesSentenceBySentenceInHouseStyle() throws Exception {
+		List<String> events = stream("What delivery options do you have?");
+		List<String> tokens = events.stream()
+			.filter((event) -> event.startsWith("token "))
+			.map((event) -> event.substring("token ".length()))
+			.toList();
+		// the outgoing-text hook passes each sentence as it completes: one event per
+		// sentence at least, none of them retracted
+		assertThat(tokens).hasSizeGreaterThanOrEqualTo(4).noneMatch((token) -> token.contains("retracted"));
+		assertThat(texts(tokens)).isEqualTo("We have three delivery options. Standard delivery costs €4.90 "
+				+ "and takes two business days. Express delivery costs €9.90 and arrives the next business day. "
+				+ "Orders above €50 ship for free.");
+		assertThat(events).last().asString().startsWith("done ").contains("\"outcome\":\"completed\"");
+	}
+
+	@Test
+	void aStreamedReplyWithAnInternalNoteIsRetractedBeforeTheNoteIsSent() throws Exception {
+		List<String> events = stream("Do you have a discount code?");
+		List<String> tokens = events.stream()
+			.filter((event) -> event.startsWith("token "))
+			.map((event) -> event.substring("token ".length()))
+			.toList();
+		// the sentences before the note went out, then one token replaces them
+		assertThat(texts(tokens.subList(0, tokens.size() - 1))).startsWith("Let me check our current offers.");
+		assertThat(JSON.readValue(tokens.get(tokens.size() - 1), Map.class)).containsEntry("text", WITHHELD)
+			.containsEntry("retracted", true);
+		assertThat(String.join("", events)).doesNotContain("STAFF-50").doesNotContain("Internal note");
+		assertThat(events).last().asString().startsWith("done ").contains("\"outcome\":\"rejected\"");
+		// the next turn's model never sees the note
+		assertThat(this.chatMemory.get(this.conversation).toString()).doesNotContain("STAFF-50");
+	}
+
+	@Test
+	void aCalledReplyWithAnInternalNoteGetsTheNamedReply() {
+		Map<String, Object> reply = chat("Do you have a discount code?");
+		assertThat(reply).containsEntry("outcome", "rejected").containsEntry("reply", WITHHELD);
+		assertThat(this.chatMemory.get(this.conversation).toString()).doesNotContain("STAFF-50");
 	}
 
 	@Test
@@ -334,6 +376,17 @@ class ShopScenarioTests {
 	void theChatPageIsServed() {
 		String page = this.http.get().uri("/").retrieve().body(String.class);
 		assertThat(page).contains("<form id=\"composer\">").contains("chat.js");
+	}
+
+	/**
+	 * The text of token events' data, joined.
+	 */
+	private static String texts(List<String> tokens) {
+		StringBuilder text = new StringBuilder();
+		for (String token : tokens) {
+			text.append(JSON.readValue(token, Map.class).get("text"));
+		}
+		return text.toString();
 	}
 
 	private Map<String, Object> chat(String message) {
