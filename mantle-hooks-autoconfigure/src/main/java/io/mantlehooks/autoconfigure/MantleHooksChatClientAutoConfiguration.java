@@ -67,7 +67,7 @@ public final class MantleHooksChatClientAutoConfiguration {
 				toolCallingManager.getIfAvailable(() -> ToolCallingManager.builder().build()),
 				properties.getMaxIterations(), processor::pointsWithHooks,
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), convention.getIfUnique(), approvals,
-				transcript.getIfUnique());
+				transcript.getIfUnique(), properties.getStreaming().getMaxSegmentLength());
 	}
 
 	@Bean

@@ -4,6 +4,7 @@ import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.annotation.StreamMode;
 
 import org.springframework.util.ClassUtils;
 
@@ -17,9 +18,11 @@ import org.springframework.util.ClassUtils;
  * @param point the point the annotation names
  * @param lane the lane the annotation names
  * @param annotationTimeoutMs the annotation's {@code timeoutMs}
+ * @param streamMode what an outgoing-text modify hook sees of a streamed reply
+ * ({@code WHOLE} for every other hook)
  */
 record HookCandidate(String beanName, Method method, Class<? extends Annotation> annotationType, HookPoint point,
-		HookLane lane, long annotationTimeoutMs) {
+		HookLane lane, long annotationTimeoutMs, StreamMode streamMode) {
 
 	String hookName() {
 		return this.beanName + "." + this.method.getName();

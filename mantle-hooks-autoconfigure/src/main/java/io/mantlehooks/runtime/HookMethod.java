@@ -16,6 +16,7 @@ import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.annotation.StreamMode;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ReflectionUtils;
@@ -64,6 +65,8 @@ public final class HookMethod {
 
 	private final int maxAbandoned;
 
+	private final StreamMode streamMode;
+
 	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean,
 			Duration timeout) {
 		this(beanName, point, lane, method, bean, timeout, TimeoutSource.LANE, HookGuards.defaults());
@@ -71,6 +74,12 @@ public final class HookMethod {
 
 	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean, Duration timeout,
 			TimeoutSource timeoutSource, HookGuards guards) {
+		this(beanName, point, lane, method, bean, timeout, timeoutSource, guards, StreamMode.WHOLE);
+	}
+
+	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean, Duration timeout,
+			TimeoutSource timeoutSource, HookGuards guards, StreamMode streamMode) {
+		this.streamMode = streamMode;
 		this.name = beanName + "." + method.getName();
 		this.point = point;
 		this.lane = lane;
@@ -121,6 +130,15 @@ public final class HookMethod {
 	 */
 	public Method method() {
 		return this.method;
+	}
+
+	/**
+	 * Return what the hook sees of a streamed reply: the whole reply, or each sentence as
+	 * it completes ({@code SENTENCES} is only ever set on an outgoing-text modify hook).
+	 * @return the stream mode
+	 */
+	public StreamMode streamMode() {
+		return this.streamMode;
 	}
 
 	/**

@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
+import io.mantlehooks.annotation.StreamMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -317,8 +318,12 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 			MergedAnnotation<Annotation> annotation = annotations.get(0);
 			Binding binding = BINDINGS.get(annotation.getType());
 			candidates.add(new HookCandidate(beanName, method, annotation.getType(), binding.point(), binding.lane(),
-					annotation.getLong("timeoutMs")));
+					annotation.getLong("timeoutMs"), streamMode(annotation)));
 		});
+	}
+
+	private static StreamMode streamMode(MergedAnnotation<Annotation> annotation) {
+		return annotation.getValue("stream", StreamMode.class).orElse(StreamMode.WHOLE);
 	}
 
 	/**
@@ -351,7 +356,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		HookTimeouts.Resolved timeout = this.timeouts.resolve(candidate.hookName(), candidate.point(), candidate.lane(),
 				candidate.annotationTimeoutMs());
 		return new HookMethod(beanName, candidate.point(), candidate.lane(), invocable, bean, timeout.timeout(),
-				timeout.source(), this.guards);
+				timeout.source(), this.guards, candidate.streamMode());
 	}
 
 	private void logSummary(List<HookMethod> hooks) {

@@ -180,6 +180,27 @@ public class HookRunner implements DisposableBean {
 	}
 
 	/**
+	 * Run only the modify hook of a point, as {@link #run} does, without its observers:
+	 * for a part of a payload whose whole the observers see later (a segment of a
+	 * streamed reply).
+	 * @param <P> the payload type
+	 * @param point the point
+	 * @param payload the payload, of the point's payload type
+	 * @param scope the turn the hook runs for
+	 * @return a future of what the modify hook decided (the input when the point has
+	 * none); it never completes exceptionally
+	 */
+	public <P extends HookPayload> CompletableFuture<ModifyResult<P>> runModifier(HookPoint point, P payload,
+			HookScope scope) {
+		HookMethod modifier = this.registry.modifier(point);
+		if (modifier == null || scope.skips(modifier.name())) {
+			return CompletableFuture.completedFuture(new ModifyResult.Proceed<>(payload));
+		}
+		checkPayload(point, payload);
+		return this.modifyLane.start(modifier, payload, scope);
+	}
+
+	/**
 	 * The observers of a point that run in the scope: all but a hook whose own call the
 	 * scope belongs to.
 	 */

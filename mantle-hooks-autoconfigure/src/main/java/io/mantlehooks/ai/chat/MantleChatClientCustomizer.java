@@ -59,6 +59,9 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 	/**
 	 * What approvals (the tool loop) and the transcript (the turn) need, hooks or not.
 	 */
+	/** The default of {@code mantle.hooks.streaming.max-segment-length}. */
+	public static final int DEFAULT_MAX_SEGMENT_LENGTH = 400;
+
 	private final AdvisorPlan floor;
 
 	/**
@@ -94,6 +97,31 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 			int maxIterations, Supplier<Set<HookPoint>> pointsWithHooks, ObservationRegistry observationRegistry,
 			@Nullable TurnObservationConvention convention, @Nullable ToolApprovals approvals,
 			@Nullable TranscriptStore transcript) {
+		this(hooks, responses, toolCallingManager, maxIterations, pointsWithHooks, observationRegistry, convention,
+				approvals, transcript, DEFAULT_MAX_SEGMENT_LENGTH);
+	}
+
+	/**
+	 * Create the customizer, reporting each turn as a {@code mantle.turn} observation.
+	 * @param hooks the hook runner
+	 * @param responses the named replies
+	 * @param toolCallingManager what executes tool calls
+	 * @param maxIterations the cap on model calls per turn
+	 * @param pointsWithHooks the points that have hooks: exact once discovery ran,
+	 * predicted from bean definitions before
+	 * @param observationRegistry where turns are observed
+	 * @param convention the convention of those observations, {@code null} for the
+	 * default
+	 * @param approvals which tool calls wait for approval, {@code null} for none
+	 * @param transcript where the conversation transcript goes, {@code null} for none
+	 * @param maxSegmentLength the longest segment a sentence-by-sentence outgoing-text
+	 * hook waits for ({@code mantle.hooks.streaming.max-segment-length})
+	 */
+	public MantleChatClientCustomizer(HookRunner hooks, HookResponses responses, ToolCallingManager toolCallingManager,
+			int maxIterations, Supplier<Set<HookPoint>> pointsWithHooks, ObservationRegistry observationRegistry,
+			@Nullable TurnObservationConvention convention, @Nullable ToolApprovals approvals,
+			@Nullable TranscriptStore transcript, int maxSegmentLength) {
+		Assert.isTrue(maxSegmentLength > 0, "'maxSegmentLength' must be positive");
 		Assert.notNull(hooks, "'hooks' must not be null");
 		Assert.notNull(responses, "'responses' must not be null");
 		Assert.notNull(toolCallingManager, "'toolCallingManager' must not be null");
@@ -111,9 +139,11 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 		this.turnOnly = List.of(turn);
 		this.full = List.of(turn,
 				new MantleToolLoopAdvisor(new TurnLoop(hooks, responses, outgoing,
-						new ToolBatch(hooks, toolCallingManager, approvals), maxIterations), hooks.getExecutor()),
+						new ToolBatch(hooks, toolCallingManager, approvals), maxIterations, maxSegmentLength),
+						hooks.getExecutor()),
 				new MantleModelCallAdvisor(new ModelCallStage(hooks, responses), hooks.getExecutor()));
 		this.registry.onInstall(this::verify);
+		this.registry.onInstall(BufferingReport::log);
 	}
 
 	/**

@@ -1,12 +1,19 @@
 package io.mantlehooks.ai.chat;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 
 import io.mantlehooks.ai.chat.TurnLoop.Decision;
 import io.mantlehooks.ai.chat.TurnLoop.State;
+import io.mantlehooks.ai.chat.TurnLoop.Streaming;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.ai.turn.Steps;
+import io.mantlehooks.ai.turn.Turn;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.client.ChatClientMessageAggregator;
@@ -18,6 +25,7 @@ import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.ToolAdvisor;
+import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.model.tool.ToolCallingManager;
 
 /**
@@ -56,7 +64,7 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 
 	@Override
 	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
-		State state = new State(TurnContexts.turnOf(request), request, false, false);
+		State state = new State(TurnContexts.turnOf(request), request, Streaming.BUFFERED);
 		Round round = Round.first(request);
 		Resume resume = Resume.of(request);
 		if (resume != null) {
@@ -85,8 +93,9 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
 		return Flux.defer(() -> {
-			boolean live = !this.loop.buffers();
-			State state = new State(TurnContexts.turnOf(request), request, live, true);
+			Turn turn = TurnContexts.turnOf(request);
+			State state = new State(turn, request, this.loop.streaming(turn));
+			state.segments(this.loop.segments(state, this.executor));
 			Resume resume = Resume.of(request);
 			if (resume == null) {
 				return round(state, Round.first(request), chain, chain);
@@ -98,8 +107,9 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 	}
 
 	/**
-	 * One streamed round: the model's chunks (emitted when live, else only aggregated),
-	 * then the round's decision: another round, or the final reply.
+	 * One streamed round: the model's chunks (emitted as they come when live, sentence by
+	 * sentence when an outgoing-text hook cuts them, else only aggregated), then the
+	 * round's decision: another round, or the final reply.
 	 */
 	private Flux<ChatClientResponse> round(State state, Round round, StreamAdvisorChain chain,
 			StreamAdvisorChain next) {
@@ -107,25 +117,96 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 		Flux<ChatClientResponse> chunks = AGGREGATOR
 			// subscribed with the turn current, so the tasks the round schedules carry it
 			.aggregateChatClientResponse(CurrentTurnPropagation.subscribeWithin(state.turn(),
-					next.nextStream(round.request(state.request()))), aggregated::set);
-		Flux<ChatClientResponse> emitted = state.live()
-				? chunks.filter(TurnStreams::hasText)
-					.doOnNext((chunk) -> state.streamed(ChatResponses.text(chunk.chatResponse())))
-					.map((chunk) -> state.withTurnUsageSoFar(TurnStreams.withReportedOutcome(chunk)))
-				: chunks.ignoreElements().flux();
+					next.nextStream(round.request(state.request()))), aggregated::set)
+			.filter(TurnStreams::hasText)
+			.map(TurnStreams::withReportedOutcome);
+		SegmentedReply segments = state.segments();
+		List<ChatClientResponse> held = (segments != null && this.loop.holdsToolRounds(state))
+				? Collections.synchronizedList(new ArrayList<>()) : null;
+		Flux<ChatClientResponse> emitted;
+		if (held != null) {
+			// held until the round ends: whether it calls tools is only known then
+			emitted = chunks.doOnNext(held::add).ignoreElements().flux();
+		}
+		else if (segments != null) {
+			emitted = segmented(state, segments, chunks,
+					() -> !ChatResponses.hasToolCalls(chatResponse(aggregated.get())));
+		}
+		else if (state.live()) {
+			emitted = chunks.doOnNext((chunk) -> state.streamed(ChatResponses.text(chunk.chatResponse())))
+				.map(state::withTurnUsageSoFar);
+		}
+		else {
+			emitted = chunks.ignoreElements().flux();
+		}
 		return emitted.concatWith(Flux.defer(() -> {
 			ChatClientResponse response = aggregated.get();
+			if (segments != null && segments.retracted()) {
+				return retracted(state, segments);
+			}
 			if (response == null) {
 				return Flux.empty();
 			}
 			state.roundDone(response.chatResponse());
-			return Steps.mono(this.loop.next(state, round, response), this.executor).flatMapMany((decision) -> {
-				if (decision.next() != null) {
-					return round(state, decision.next(), chain, chain.copy(this));
-				}
-				return decision.emit() ? Flux.just(state.withTurnUsage(decision.response())) : Flux.empty();
-			});
+			if (held != null && !ChatResponses.hasToolCalls(response.chatResponse())) {
+				// no tool calls: the round ends the reply, and its text goes out now
+				return segmented(state, segments, Flux.fromIterable(held), () -> true)
+					.concatWith(Flux.defer(() -> segments.retracted() ? retracted(state, segments)
+							: decide(state, round, response, chain, null)));
+			}
+			return decide(state, round, response, chain, held);
 		}));
+	}
+
+	/**
+	 * The round's decision: the next round (after the text a tool round held, when its
+	 * batch ran), or the final reply when it still has to reach the caller.
+	 */
+	private Flux<ChatClientResponse> decide(State state, Round round, ChatClientResponse response,
+			StreamAdvisorChain chain, @Nullable List<ChatClientResponse> held) {
+		return Steps.mono(this.loop.next(state, round, response), this.executor).flatMapMany((decision) -> {
+			Round following = decision.next();
+			if (following == null) {
+				return decision.emit() ? Flux.just(state.withTurnUsage(decision.response())) : Flux.empty();
+			}
+			SegmentedReply segments = state.segments();
+			if (segments == null || held == null || held.isEmpty() || following.feedback() != null) {
+				// a retried batch is discarded with the text that came with it
+				return round(state, following, chain, chain.copy(this));
+			}
+			return segmented(state, segments, Flux.fromIterable(held), () -> false)
+				.concatWith(Flux.defer(() -> segments.retracted() ? retracted(state, segments)
+						: round(state, following, chain, chain.copy(this))));
+		});
+	}
+
+	/**
+	 * A round's text as the user receives it, sentence by sentence through the hook.
+	 */
+	private static Flux<ChatClientResponse> segmented(State state, SegmentedReply segments,
+			Flux<ChatClientResponse> chunks, BooleanSupplier ends) {
+		return segments.round(chunks, ends).map((chunk) -> {
+			if (SegmentedReply.isRetraction(chunk)) {
+				return chunk;
+			}
+			state.streamed(ChatResponses.text(chunk.chatResponse()));
+			return state.withTurnUsageSoFar(chunk);
+		});
+	}
+
+	/**
+	 * A segment was rejected and its retraction went out: the turn's reply is final.
+	 */
+	private Flux<ChatClientResponse> retracted(State state, SegmentedReply segments) {
+		OutgoingTextStage.Reply rejection = segments.rejection();
+		if (rejection != null) {
+			this.loop.retracted(state, rejection);
+		}
+		return Flux.empty();
+	}
+
+	private static @Nullable ChatResponse chatResponse(@Nullable ChatClientResponse response) {
+		return (response != null) ? response.chatResponse() : null;
 	}
 
 }

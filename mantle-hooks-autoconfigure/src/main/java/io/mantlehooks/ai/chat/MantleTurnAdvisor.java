@@ -205,7 +205,7 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 			return Flux.empty();
 		}
 		Flux<ChatClientResponse> chunks = CurrentTurnPropagation
-			.subscribeWithin(run.turn(), TurnBoundAdvisor.bind(chain, this).nextStream(request))
+			.subscribeWithin(run.turn(), TurnBoundAdvisor.bind(chain, this, run.retracts()).nextStream(request))
 			.map(run::leave);
 		if (!run.records()) {
 			return chunks;

@@ -6,6 +6,8 @@ import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.ai.turn.HookSteps;
 import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.annotation.StreamMode;
+import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.ModifyResult;
@@ -32,10 +34,20 @@ final class OutgoingTextStage {
 
 	/**
 	 * Return whether a hook may still change or drop a completed reply, so a streamed
-	 * reply must be held back until it is complete.
+	 * reply must be held back until it is complete: a modify hook that sees whole
+	 * replies.
 	 */
 	boolean buffersReplies() {
-		return this.hooks.hasModifier(HookPoint.OUTGOING_TEXT);
+		HookMethod modifier = this.hooks.getRegistry().modifier(HookPoint.OUTGOING_TEXT);
+		return modifier != null && modifier.streamMode() == StreamMode.WHOLE;
+	}
+
+	/**
+	 * Return whether the modify hook rewrites a streamed reply sentence by sentence.
+	 */
+	boolean cutsSentences() {
+		HookMethod modifier = this.hooks.getRegistry().modifier(HookPoint.OUTGOING_TEXT);
+		return modifier != null && modifier.streamMode() == StreamMode.SENTENCES;
 	}
 
 	/**
@@ -45,25 +57,50 @@ final class OutgoingTextStage {
 		if (!this.hooks.hasHooks(HookPoint.OUTGOING_TEXT)) {
 			return Step.done(new Reply(text, null));
 		}
-		OutgoingTextPayload draft = turn.outgoingText(text);
-		return HookSteps.run(this.hooks, HookPoint.OUTGOING_TEXT, draft, turn).then((result) -> {
+		return process(turn, turn.outgoingText(text), true);
+	}
+
+	/**
+	 * Pass one segment of a reply streamed sentence by sentence through the modify hook
+	 * (observers see the whole reply once it is complete, through
+	 * {@link #observeStreamed}).
+	 * @param segment the segment's number in the reply, from 0
+	 * @param last whether it ends the reply
+	 */
+	Step<Reply> segment(Turn turn, String text, int segment, boolean last) {
+		return process(turn, turn.outgoingSegment(text, segment, last), false);
+	}
+
+	private Step<Reply> process(Turn turn, OutgoingTextPayload draft, boolean observe) {
+		String text = draft.text();
+		return hooks(turn, draft, observe).then((result) -> {
 			if (result instanceof ModifyResult.Proceed<OutgoingTextPayload> proceed) {
 				return Step.done(new Reply(proceed.payload().text(), null));
 			}
 			if (result instanceof ModifyResult.Signalled<OutgoingTextPayload> signalled
 					&& signalled.signal() instanceof HookRejection rejection) {
-				return fallback(turn, draft, rejection);
+				return fallback(turn, draft, rejection, observe);
 			}
 			// fail open: the original text is sent
 			return Step.done(new Reply(text, null));
 		});
 	}
 
-	private Step<Reply> fallback(Turn turn, OutgoingTextPayload draft, HookRejection rejection) {
+	/**
+	 * The rejection's named reply, which passes the modify hook once more, as the reply's
+	 * last segment.
+	 */
+	private Step<ModifyResult<OutgoingTextPayload>> hooks(Turn turn, OutgoingTextPayload payload, boolean observe) {
+		return observe ? HookSteps.run(this.hooks, HookPoint.OUTGOING_TEXT, payload, turn)
+				: HookSteps.runModifier(this.hooks, HookPoint.OUTGOING_TEXT, payload, turn);
+	}
+
+	private Step<Reply> fallback(Turn turn, OutgoingTextPayload draft, HookRejection rejection, boolean observe) {
 		Outcome outcome = Outcome.rejected(rejection.reason());
 		String fallback = this.responses.resolve(rejection.responseMessage().orElse(null),
 				HookResponses.OUTGOING_TEXT_REJECTED);
-		return HookSteps.run(this.hooks, HookPoint.OUTGOING_TEXT, draft.withText(fallback), turn).map((second) -> {
+		OutgoingTextPayload named = turn.outgoingSegment(fallback, draft.segment(), true);
+		return hooks(turn, named, observe).map((second) -> {
 			if (second instanceof ModifyResult.Proceed<OutgoingTextPayload> proceed) {
 				return new Reply(proceed.payload().text(), outcome);
 			}

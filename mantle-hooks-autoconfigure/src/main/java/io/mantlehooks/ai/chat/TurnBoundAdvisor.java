@@ -6,6 +6,8 @@ import java.util.List;
 import io.mantlehooks.ai.turn.CurrentTurn;
 import io.mantlehooks.ai.turn.Turn;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
@@ -14,6 +16,7 @@ import org.springframework.ai.chat.client.advisor.DefaultAroundAdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.Advisor;
 import org.springframework.ai.chat.client.advisor.api.AdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.BaseAdvisor;
+import org.springframework.ai.chat.client.advisor.api.BaseChatMemoryAdvisor;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
 import org.springframework.util.ClassUtils;
@@ -40,8 +43,15 @@ final class TurnBoundAdvisor implements BaseAdvisor {
 
 	private final BaseAdvisor advisor;
 
-	private TurnBoundAdvisor(BaseAdvisor advisor) {
+	/**
+	 * Whether the advisor is a chat memory whose stream is aggregated here, so that a
+	 * retracted draft is not stored as part of the reply.
+	 */
+	private final boolean memory;
+
+	private TurnBoundAdvisor(BaseAdvisor advisor, boolean memory) {
 		this.advisor = advisor;
+		this.memory = memory;
 	}
 
 	/**
@@ -53,6 +63,21 @@ final class TurnBoundAdvisor implements BaseAdvisor {
 	 * @return the chain to continue with
 	 */
 	static StreamAdvisorChain bind(StreamAdvisorChain chain, StreamAdvisor self) {
+		return bind(chain, self, false);
+	}
+
+	/**
+	 * Return the chain after {@code self} as
+	 * {@link #bind(StreamAdvisorChain, StreamAdvisor)} does; when the stream may retract,
+	 * each {@link BaseChatMemoryAdvisor} is bound too, and stores only what the user
+	 * finally received: a retraction replaces the text streamed before it, in memory as
+	 * on the client.
+	 * @param chain the chain the advisor was called with
+	 * @param self the advisor the returned chain continues after
+	 * @param retracts whether a chunk may retract what was streamed before it
+	 * @return the chain to continue with
+	 */
+	static StreamAdvisorChain bind(StreamAdvisorChain chain, StreamAdvisor self, boolean retracts) {
 		List<StreamAdvisor> advisors = chain.getStreamAdvisors();
 		if (!advisors.contains(self)) {
 			return chain;
@@ -60,9 +85,13 @@ final class TurnBoundAdvisor implements BaseAdvisor {
 		List<Advisor> bound = new ArrayList<>(advisors.size());
 		boolean any = false;
 		for (StreamAdvisor advisor : advisors) {
-			if (advisor instanceof BaseAdvisor base && !(advisor instanceof TurnBoundAdvisor)
+			if (retracts && advisor instanceof BaseChatMemoryAdvisor memory) {
+				bound.add(new TurnBoundAdvisor(memory, true));
+				any = true;
+			}
+			else if (advisor instanceof BaseAdvisor base && !(advisor instanceof TurnBoundAdvisor)
 					&& USES_DEFAULT_STREAM.get(advisor.getClass())) {
-				bound.add(new TurnBoundAdvisor(base));
+				bound.add(new TurnBoundAdvisor(base, false));
 				any = true;
 			}
 			else {
@@ -73,6 +102,24 @@ final class TurnBoundAdvisor implements BaseAdvisor {
 			return chain;
 		}
 		return DefaultAroundAdvisorChain.builder(chain.getObservationRegistry()).pushAll(bound).build().copy(self);
+	}
+
+	@Override
+	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
+		if (!this.memory) {
+			return BaseAdvisor.super.adviseStream(request, chain);
+		}
+		// as Spring AI's memory advisors stream: before on the advisor's scheduler,
+		// after once with the aggregated reply, when the stream completes
+		return Flux.defer(() -> {
+			RetractableReply reply = new RetractableReply();
+			return Mono.just(request)
+				.publishOn(getScheduler())
+				.map((entered) -> before(entered, chain))
+				.flatMapMany(chain::nextStream)
+				.doOnNext(reply::add)
+				.doOnComplete(() -> after(reply.aggregated(), chain));
+		});
 	}
 
 	@Override

@@ -24,7 +24,7 @@ final class TurnContexts {
 
 	/** The response-context keys only the engine sets. */
 	static final Set<String> ENGINE_KEYS = Set.of(MantleHooks.TURN_ID, MantleHooks.OUTCOME, MantleHooks.REASON,
-			MantleHooks.APPROVAL_ID, MantleHooks.APPROVAL_CALLS);
+			MantleHooks.APPROVAL_ID, MantleHooks.APPROVAL_CALLS, MantleHooks.RETRACTED);
 
 	private TurnContexts() {
 	}

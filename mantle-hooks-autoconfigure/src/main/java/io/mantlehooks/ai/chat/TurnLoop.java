@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
@@ -53,24 +54,66 @@ final class TurnLoop {
 
 	private final int maxIterations;
 
+	private final int maxSegmentLength;
+
 	private final ApprovalQuestion question = new ApprovalQuestion();
 
-	TurnLoop(HookRunner hooks, HookResponses responses, OutgoingTextStage outgoing, ToolBatch tools,
-			int maxIterations) {
+	TurnLoop(HookRunner hooks, HookResponses responses, OutgoingTextStage outgoing, ToolBatch tools, int maxIterations,
+			int maxSegmentLength) {
 		this.hooks = hooks;
 		this.responses = responses;
 		this.outgoing = outgoing;
 		this.tools = tools;
 		this.maxIterations = maxIterations;
+		this.maxSegmentLength = maxSegmentLength;
 	}
 
 	/**
-	 * Whether a hook may still change or drop what the model produced, so nothing may be
-	 * streamed before the turn's reply is final.
+	 * How a streamed turn delivers what the model produces: buffered while a hook may
+	 * still change or drop it as a whole (a model-response hook, which may retry; an
+	 * outgoing-text hook that sees whole replies; a tool-call hook, whose preflight may
+	 * discard the text that accompanies a batch), sentence by sentence through an
+	 * outgoing-text hook that opted in, else live. A nested turn's reply reaches no user,
+	 * so no outgoing-text hook cuts it.
 	 */
-	boolean buffers() {
-		return this.hooks.hasModifier(HookPoint.MODEL_RESPONSE) || this.tools.buffersReplies()
-				|| this.outgoing.buffersReplies();
+	Streaming streaming(Turn turn) {
+		if (this.hooks.hasModifier(HookPoint.MODEL_RESPONSE) || this.outgoing.buffersReplies()) {
+			return Streaming.BUFFERED;
+		}
+		if (this.outgoing.cutsSentences() && !turn.isNested()) {
+			return Streaming.SEGMENTED;
+		}
+		return this.tools.buffersReplies() ? Streaming.BUFFERED : Streaming.LIVE;
+	}
+
+	/**
+	 * Whether a round's text is held until the round ends, and, when it called tools,
+	 * until preflight decides: a tool-call hook may discard the batch with its text, and
+	 * whether a round calls tools is only known at its end.
+	 */
+	boolean holdsToolRounds(State state) {
+		return state.segments() != null && state.runsTools() && this.tools.buffersReplies();
+	}
+
+	/**
+	 * Return the reply a streamed turn cuts into sentences, for a turn that does.
+	 */
+	@Nullable SegmentedReply segments(State state, Executor executor) {
+		if (state.streaming() != Streaming.SEGMENTED) {
+			return null;
+		}
+		return new SegmentedReply(this.outgoing, state.turn(), state.request(), executor,
+				SegmentedReply.currentLocale(), this.maxSegmentLength);
+	}
+
+	/**
+	 * Let the outgoing-text observers see a reply whose segment was rejected: the reply
+	 * the user finally has.
+	 */
+	void retracted(State state, Reply rejection) {
+		state.outcome(rejection.outcome());
+		state.replaceStreamed(rejection.text());
+		observeStreamed(state);
 	}
 
 	/**
@@ -173,7 +216,10 @@ final class TurnLoop {
 		}
 		String question = this.question.of(this.responses.resolve(null, HookResponses.TOOL_APPROVAL_REQUIRED), call,
 				calls);
-		return this.outgoing.process(state.turn(), question).then((reply) -> {
+		SegmentedReply segments = state.segments();
+		Step<Reply> asking = (segments != null) ? segments.engineReply(question)
+				: this.outgoing.process(state.turn(), question);
+		return asking.then((reply) -> {
 			if (reply.outcome() != null) {
 				state.outcome(reply.outcome());
 				return Step.blocking(() -> forget(state, approvalId), (ignored) -> Step.done(asked(state, reply)));
@@ -213,6 +259,16 @@ final class TurnLoop {
 	private Decision asked(State state, Reply reply) {
 		ChatClientResponse response = ChatResponses.textResponse(state.request(),
 				(reply.text() != null) ? reply.text() : "");
+		SegmentedReply segments = state.segments();
+		if (segments != null) {
+			// the question ends a reply streamed sentence by sentence
+			if (reply.outcome() != null) {
+				retracted(state, reply);
+				return new Decision(null, state.complete(segments.retraction(response, reply)), true);
+			}
+			state.streamed(reply.text());
+			observeStreamed(state);
+		}
 		if (reply.text() == null) {
 			response = ChatResponses.withoutGenerations(response);
 		}
@@ -258,12 +314,24 @@ final class TurnLoop {
 		String text = (response.chatResponse() == null || response.chatResponse().hasToolCalls()) ? null
 				: ChatResponses.text(response.chatResponse());
 		if (state.live()) {
+			SegmentedReply segments = state.segments();
+			if (text != null && !fromModel && segments != null) {
+				// the engine's own reply passes the hook as the reply's final segment
+				return segments.engineReply(text).map((reply) -> {
+					if (reply.outcome() != null) {
+						retracted(state, reply);
+						return new Decision(null, state.complete(segments.retraction(response, reply)), true);
+					}
+					String shown = (reply.text() != null) ? reply.text() : text;
+					state.streamed(shown);
+					observeStreamed(state);
+					return new Decision(null, state.complete(ChatResponses.withText(response, shown)), true);
+				});
+			}
 			if (text != null && !fromModel) {
 				state.streamed(text);
 			}
-			if (!state.turn().isNested() && this.outgoing.observesStreamed() && state.streamedText() != null) {
-				this.outgoing.observeStreamed(state.turn(), state.streamedText());
-			}
+			observeStreamed(state);
 			return Step.done(new Decision(null, state.complete(response), !fromModel));
 		}
 		if (text == null || state.turn().isNested()) {
@@ -275,6 +343,12 @@ final class TurnLoop {
 			.map((reply) -> new Decision(null, state.complete(replied(state, response, text, reply)), true));
 	}
 
+	private void observeStreamed(State state) {
+		if (!state.turn().isNested() && this.outgoing.observesStreamed() && state.streamedText() != null) {
+			this.outgoing.observeStreamed(state.turn(), state.streamedText());
+		}
+	}
+
 	private static ChatClientResponse replied(State state, ChatClientResponse response, String text, Reply reply) {
 		if (reply.outcome() != null) {
 			state.outcome(reply.outcome());
@@ -283,6 +357,22 @@ final class TurnLoop {
 			return ChatResponses.withoutGenerations(response);
 		}
 		return reply.text().equals(text) ? response : ChatResponses.withText(response, reply.text());
+	}
+
+	/**
+	 * How a streamed turn delivers the model's reply.
+	 */
+	enum Streaming {
+
+		/** As the model streams it. */
+		LIVE,
+
+		/** Sentence by sentence, each through the outgoing-text hook. */
+		SEGMENTED,
+
+		/** Once the turn's reply is final. */
+		BUFFERED
+
 	}
 
 	/**
@@ -307,9 +397,11 @@ final class TurnLoop {
 
 		private final ChatClientRequest request;
 
-		private final boolean live;
+		private final Streaming streaming;
 
 		private final boolean runsTools;
+
+		private @Nullable SegmentedReply segments;
 
 		private @Nullable Outcome outcome;
 
@@ -322,12 +414,12 @@ final class TurnLoop {
 		/** The responses of the rounds so far, whose token usage the turn reports. */
 		private final List<ChatResponse> rounds = new ArrayList<>();
 
-		State(Turn turn, ChatClientRequest request, boolean live, boolean recordsStreamed) {
+		State(Turn turn, ChatClientRequest request, Streaming streaming) {
 			this.turn = turn;
 			this.request = request;
-			this.live = live;
+			this.streaming = streaming;
 			this.runsTools = runsTools(request);
-			this.streamed = (live && recordsStreamed) ? new StringBuilder() : null;
+			this.streamed = (streaming != Streaming.BUFFERED) ? new StringBuilder() : null;
 		}
 
 		/**
@@ -347,8 +439,24 @@ final class TurnLoop {
 			return this.request;
 		}
 
+		/**
+		 * Whether the model's reply reaches the caller as it streams (as it comes, or
+		 * sentence by sentence), rather than as the turn's final response.
+		 */
 		boolean live() {
-			return this.live;
+			return this.streaming != Streaming.BUFFERED;
+		}
+
+		Streaming streaming() {
+			return this.streaming;
+		}
+
+		@Nullable SegmentedReply segments() {
+			return this.segments;
+		}
+
+		void segments(@Nullable SegmentedReply reply) {
+			this.segments = reply;
 		}
 
 		boolean runsTools() {
@@ -367,6 +475,18 @@ final class TurnLoop {
 		synchronized void streamed(@Nullable String text) {
 			if (this.streamed != null && text != null) {
 				this.streamed.append(text);
+			}
+		}
+
+		/**
+		 * A retraction replaced everything streamed so far.
+		 */
+		synchronized void replaceStreamed(@Nullable String text) {
+			if (this.streamed != null) {
+				this.streamed.setLength(0);
+				if (text != null) {
+					this.streamed.append(text);
+				}
 			}
 		}
 

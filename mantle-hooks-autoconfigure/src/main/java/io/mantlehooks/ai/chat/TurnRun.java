@@ -3,13 +3,16 @@ package io.mantlehooks.ai.chat;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.ai.chat.IncomingMessageStage.Start;
 import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.annotation.StreamMode;
 import io.mantlehooks.observation.TurnObservationContext;
 import io.mantlehooks.runtime.CallerContext;
+import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRunner;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
@@ -119,6 +122,15 @@ final class TurnRun {
 	}
 
 	/**
+	 * Return whether a streamed reply may be retracted: an outgoing-text hook rewrites it
+	 * sentence by sentence and may reject a sentence after others went out.
+	 */
+	boolean retracts() {
+		HookMethod modifier = this.edge.hooks().getRegistry().modifier(HookPoint.OUTGOING_TEXT);
+		return modifier != null && modifier.streamMode() == StreamMode.SENTENCES;
+	}
+
+	/**
 	 * Return whether the turn writes a transcript; when not, the record steps do nothing
 	 * and the drivers need not schedule them.
 	 */
@@ -160,7 +172,7 @@ final class TurnRun {
 		ChatClientResponse left = this.chunks.leave(response);
 		TurnTranscript transcript = this.transcript;
 		if (transcript != null) {
-			transcript.received(text(left), outcome(left));
+			transcript.received(text(left), outcome(left), SegmentedReply.isRetraction(left));
 		}
 		this.last = left;
 		return left;

@@ -33,6 +33,11 @@ final class TurnTranscript {
 
 	private @Nullable String outcome;
 
+	/** What the user was shown and then had retracted, else {@code null}. */
+	private @Nullable String retracted;
+
+	private @Nullable String retractedOutcome;
+
 	/** Orders the writes; guards the two flags. */
 	private final ReentrantLock writes = new ReentrantLock();
 
@@ -47,9 +52,18 @@ final class TurnTranscript {
 		this.startedAt = startedAt;
 	}
 
-	/** A chunk the user received: its text, and the outcome it carries, if any. */
-	void received(@Nullable String text, @Nullable String outcome) {
+	/**
+	 * A chunk the user received: its text, the outcome it carries, if any, and whether it
+	 * replaces everything received before it.
+	 */
+	void received(@Nullable String text, @Nullable String outcome, boolean retraction) {
 		synchronized (this.buffer) {
+			if (retraction) {
+				// a reply has one retraction: it is its last chunk
+				this.retracted = this.received.toString();
+				this.retractedOutcome = outcome;
+				this.received.setLength(0);
+			}
 			if (text != null) {
 				this.received.append(text);
 			}
@@ -90,9 +104,17 @@ final class TurnTranscript {
 			this.replyWritten = true;
 			String text;
 			String outcome;
+			String retractedText;
+			String retractedOutcome;
 			synchronized (this.buffer) {
 				text = this.received.toString();
 				outcome = this.outcome;
+				retractedText = this.retracted;
+				retractedOutcome = this.retractedOutcome;
+			}
+			if (retractedText != null) {
+				// what the user was shown before the retraction, set aside
+				this.transcript.assistant(this.turn, retractedText, true, retractedOutcome);
 			}
 			this.transcript.assistant(this.turn, text, false, (endedWith != null) ? endedWith : outcome);
 		}

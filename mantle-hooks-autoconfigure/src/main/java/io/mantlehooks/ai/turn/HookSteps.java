@@ -32,4 +32,21 @@ public final class HookSteps {
 		return Step.await(hooks.run(point, payload, turn.scope()), Step::done);
 	}
 
+	/**
+	 * Run only the modify hook of a point for a turn, without its observers.
+	 * @param <P> the payload type
+	 * @param hooks the runner
+	 * @param point the point
+	 * @param payload the payload
+	 * @param turn the turn
+	 * @return a step whose result is what the modify hook decided
+	 */
+	public static <P extends HookPayload> Step<ModifyResult<P>> runModifier(HookRunner hooks, HookPoint point,
+			P payload, Turn turn) {
+		if (!hooks.hasModifier(point)) {
+			return Step.done(new ModifyResult.Proceed<>(payload));
+		}
+		return Step.await(hooks.runModifier(point, payload, turn.scope()), Step::done);
+	}
+
 }

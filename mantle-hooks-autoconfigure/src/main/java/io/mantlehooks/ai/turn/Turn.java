@@ -296,6 +296,17 @@ public final class Turn {
 		return new OutgoingTextPayload(text, this.voice, this.senderId, this.call, this.channel);
 	}
 
+	/**
+	 * Return the payload of one segment of a reply streamed sentence by sentence.
+	 * @param text the segment's text
+	 * @param segment the segment's number in the reply, from 0
+	 * @param finalSegment whether the segment ends the reply
+	 * @return the payload
+	 */
+	public OutgoingTextPayload outgoingSegment(String text, int segment, boolean finalSegment) {
+		return new OutgoingTextPayload(text, this.voice, this.senderId, this.call, this.channel, segment, finalSegment);
+	}
+
 	@Override
 	public String toString() {
 		return "Turn[id=" + this.id + ", sender=" + this.senderId + ", channel=" + this.channel.name()

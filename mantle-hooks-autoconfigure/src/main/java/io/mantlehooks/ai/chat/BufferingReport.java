@@ -1,0 +1,52 @@
+package io.mantlehooks.ai.chat;
+
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.annotation.StreamMode;
+import io.mantlehooks.runtime.HookMethod;
+import io.mantlehooks.runtime.HookRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Says at startup, at INFO and naming the hook, what holds streamed replies back and why:
+ * a developer who streams should not have to find out from a slow first token.
+ */
+final class BufferingReport {
+
+	private static final Log logger = LogFactory.getLog(BufferingReport.class);
+
+	private BufferingReport() {
+	}
+
+	static void log(HookRegistry registry) {
+		if (!logger.isInfoEnabled()) {
+			return;
+		}
+		HookMethod outgoing = registry.modifier(HookPoint.OUTGOING_TEXT);
+		HookMethod response = registry.modifier(HookPoint.MODEL_RESPONSE);
+		HookMethod toolCall = registry.modifier(HookPoint.TOOL_CALL);
+		if (response != null) {
+			logger.info("Streamed replies are held until the model's completion is whole: the model-response hook '"
+					+ response.name() + "' needs the whole completion (it may retry it)");
+		}
+		if (outgoing != null && outgoing.streamMode() == StreamMode.WHOLE) {
+			logger.info("Streamed replies are held until they are complete: the outgoing-text hook '" + outgoing.name()
+					+ "' sees whole replies; @ModifyOutgoingText(stream = StreamMode.SENTENCES) lets it rewrite them "
+					+ "sentence by sentence while they stream");
+		}
+		if (toolCall == null || response != null || (outgoing != null && outgoing.streamMode() == StreamMode.WHOLE)) {
+			return;
+		}
+		if (outgoing != null) {
+			logger.info("With the tool-call hook '" + toolCall.name()
+					+ "', the text of a streamed round that may call tools is held until the round ends and, when it "
+					+ "called tools, until preflight decides (a retry discards it); requests without tools stream "
+					+ "sentence by sentence through '" + outgoing.name() + "'");
+		}
+		else {
+			logger.info("Streamed replies are held until they are complete: the tool-call hook '" + toolCall.name()
+					+ "' may discard a batch with the text that came with it");
+		}
+	}
+
+}
