@@ -1,18 +1,14 @@
 package io.mantlehooks.sample;
 
-import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.ModelRequestPayload;
-import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.OutgoingTextPayload;
-import io.mantlehooks.RetryModel;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
-import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.StreamMode;
 
@@ -22,9 +18,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * Guardrails around the conversation: turn away sales pitches with a named reply, keep
- * card numbers and email addresses away from the model, send a guessed answer back for
- * another try, show amounts the way the shop writes them and never let an internal note
- * reach the user.
+ * card numbers and email addresses away from the model, show amounts the way the shop
+ * writes them and never let an internal note reach the user. None of them needs a whole
+ * completion, so the chat page's replies stream ({@link GroundingHooks} would hold them).
  */
 @Component
 public class GuardHooks {
@@ -37,8 +33,6 @@ public class GuardHooks {
 
 	/** What staff write into notes the model may have seen; never for customers. */
 	private static final Pattern INTERNAL_NOTE = Pattern.compile("(?i)\\binternal note\\b|\\bstaff code\\b");
-
-	private static final List<String> GUESSES = List.of("i guess", "probably");
 
 	/**
 	 * Veto: the shop's assistant does not discuss crypto or spam.
@@ -62,20 +56,6 @@ public class GuardHooks {
 	@ModifyModelRequest
 	public ModelRequestPayload redactPersonalData(ModelRequestPayload request) {
 		return request.withMessages(request.messages().stream().map(GuardHooks::redact).toList());
-	}
-
-	/**
-	 * Grounding: a guessed answer goes back to the model with a note.
-	 * @param response the model's response
-	 * @return the response, when it is no guess
-	 */
-	@ModifyModelResponse
-	public ModelResponsePayload rejectGuesses(ModelResponsePayload response) {
-		String text = (response.text() != null) ? response.text().toLowerCase(Locale.ROOT) : "";
-		if (GUESSES.stream().anyMatch(text::contains)) {
-			throw new RetryModel("That answer was a guess. Answer only from the shop's documents.");
-		}
-		return response;
 	}
 
 	/**

@@ -15,7 +15,7 @@ class SampleHooksTests {
 
 	@Test
 	void guardsDoTheirJobs() {
-		try (HookTester hooks = HookTester.of(new ToolGuards(), new GuardHooks())) {
+		try (HookTester hooks = HookTester.of(new ToolGuards(), new GuardHooks(), new GroundingHooks())) {
 			assertThat(hooks.run(TestPayloads.toolCall("orderStatus").argument("orderId", "42").build()))
 				.proceededWith((call) -> assertThat(call.arguments()).containsEntry("orderId", "A-42"));
 			assertThat(hooks.run(TestPayloads.toolCall("refund").argument("amount", 5000).build()))
