@@ -1,5 +1,7 @@
 // The chat page: each message is one streamed turn (server-sent events from
-// /api/chat/stream); a turn that waits for approval shows Approve / Deny buttons.
+// /api/chat/stream). The reply grows sentence by sentence as the outgoing-text hook passes
+// each one; a token marked `retracted` replaces what the reply showed (the hook vetoed a
+// later sentence). A turn that waits for approval shows Approve / Deny buttons.
 (function () {
   'use strict';
   const conversationId = 'web-' + Math.random().toString(36).slice(2, 10);
@@ -7,12 +9,25 @@
   const form = document.getElementById('composer');
   const input = document.getElementById('message');
 
+  // a bubble holds its text in a span of its own, so an outcome label or buttons added
+  // below it are never overwritten when the text changes
   function bubble(role, text) {
     const item = document.createElement('li');
     item.className = role;
-    item.textContent = text;
+    const body = document.createElement('span');
+    body.className = 'text';
+    body.textContent = text;
+    item.appendChild(body);
     list.appendChild(item);
     return item;
+  }
+
+  function textOf(item) {
+    return item.querySelector('.text').textContent;
+  }
+
+  function show(item, text) {
+    item.querySelector('.text').textContent = text;
   }
 
   function note(item, outcome) {
@@ -50,10 +65,10 @@
         body: JSON.stringify({ conversationId, approve, message: words, reason: approve ? null : 'declined on the chat page', channel: 'web' })
       });
       const body = await response.json();
-      reply.textContent = response.ok ? body.reply : (body.detail || 'Sorry, something went wrong.');
+      show(reply, response.ok ? body.reply : (body.detail || 'Sorry, something went wrong.'));
       note(reply, response.ok ? body.outcome : 'failed');
     } catch (e) {
-      reply.textContent = 'Sorry, something went wrong.';
+      show(reply, 'Sorry, something went wrong.');
       note(reply, 'failed');
     }
   }
@@ -70,7 +85,12 @@
     const url = 'api/chat/stream?conversationId=' + encodeURIComponent(conversationId) +
       '&message=' + encodeURIComponent(text);
     const source = new EventSource(url);
-    source.addEventListener('token', (e) => { reply.textContent += JSON.parse(e.data).text; });
+    source.addEventListener('token', (e) => {
+      const token = JSON.parse(e.data);
+      // retracted: a guardrail vetoed a later sentence, and this text (its reply)
+      // replaces the draft shown so far
+      show(reply, token.retracted ? token.text : textOf(reply) + token.text);
+    });
     source.addEventListener('done', (e) => {
       source.close();
       const done = JSON.parse(e.data);
@@ -83,14 +103,14 @@
     });
     source.addEventListener('failed', (e) => {
       source.close();
-      reply.textContent = JSON.parse(e.data).text;
+      show(reply, JSON.parse(e.data).text);
       reply.dataset.outcome = 'failed';
       note(reply, 'failed');
     });
     source.onerror = () => {
       if (source.readyState !== EventSource.CLOSED) {
         source.close();
-        reply.textContent = reply.textContent || 'Sorry, the connection was lost.';
+        show(reply, textOf(reply) || 'Sorry, the connection was lost.');
         note(reply, 'failed');
       }
     };

@@ -30,9 +30,11 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The chat API: one call per message ({@code POST /api/chat}), the same as server-sent
- * events for the chat page ({@code GET /api/chat/stream}), approvals of paused tool
- * calls, and the conversation's transcript. The sender is the browser's {@link Visitors
- * visitor} (its session cookie); a conversation is its first visitor's.
+ * events for the chat page ({@code GET /api/chat/stream}: {@code token} events as the
+ * reply streams, one marked {@code retracted} when it replaces what was shown, then
+ * {@code done} or {@code failed}), approvals of paused tool calls, and the conversation's
+ * transcript. The sender is the browser's {@link Visitors visitor} (its session cookie);
+ * a conversation is its first visitor's.
  */
 @RestController
 @RequestMapping("/api")
@@ -71,9 +73,8 @@ class ChatController {
 		Map<String, Object> last = new LinkedHashMap<>();
 		return this.assistant.stream(conversation, text)
 			.doOnNext((chunk) -> last.putAll(chunk.context()))
-			.map(ChatController::text)
-			.filter((chunk) -> !chunk.isEmpty())
-			.map((chunk) -> event("token", Map.of("text", chunk)))
+			.filter((chunk) -> retracted(chunk) || !text(chunk).isEmpty())
+			.map((chunk) -> event("token", token(chunk)))
 			.concatWith(Mono.fromSupplier(() -> event("done", done(last))))
 			.onErrorResume((ex) -> {
 				// the user gets a generic message; the log gets the reason
@@ -156,6 +157,21 @@ class ChatController {
 		}
 		String text = response.getResult().getOutput().getText();
 		return (text != null) ? text : "";
+	}
+
+	/**
+	 * A token event's data: the chunk's text, and {@code retracted: true} when that text
+	 * replaces everything the page showed of the reply (an outgoing-text hook rejected a
+	 * later sentence; the text is the rejection's reply).
+	 * @param chunk a chunk of the streamed reply
+	 * @return the event's data
+	 */
+	private static Map<String, Object> token(ChatClientResponse chunk) {
+		return retracted(chunk) ? Map.of("text", text(chunk), "retracted", true) : Map.of("text", text(chunk));
+	}
+
+	private static boolean retracted(ChatClientResponse chunk) {
+		return Boolean.TRUE.equals(chunk.context().get(MantleHooks.RETRACTED));
 	}
 
 	private static Map<String, Object> done(Map<String, Object> context) {

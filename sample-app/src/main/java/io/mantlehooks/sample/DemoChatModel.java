@@ -1,5 +1,6 @@
 package io.mantlehooks.sample;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -31,6 +32,9 @@ import org.springframework.stereotype.Component;
  * <li>"status of order 42" calls {@code orderStatus}; "refund 30 EUR for order 42" calls
  * {@code refund};</li>
  * <li>"guess" makes it guess (the grounding hook sends it back);</li>
+ * <li>"delivery" lists the delivery options with their prices, in several sentences;</li>
+ * <li>"discount" answers in several sentences and leaks a staff code in the third (the
+ * outgoing-text hook retracts the reply);</li>
  * <li>a question the documents answer is answered from the retrieved passages;</li>
  * <li>anything else is echoed, so you can see what the model was sent.</li>
  * </ul>
@@ -43,6 +47,20 @@ class DemoChatModel implements ChatModel {
 	private static final Pattern ORDER = Pattern.compile("(?i)order\\s*#?\\s*([a-z]?-?\\d+)");
 
 	private static final Pattern AMOUNT = Pattern.compile("(?i)(\\d+(?:\\.\\d+)?)\\s*(?:eur|euros?|€)");
+
+	/**
+	 * A pause between streamed words, as a real model has: the chat page shows the reply
+	 * grow.
+	 */
+	private static final Duration WORD_PAUSE = Duration.ofMillis(20);
+
+	private static final String DELIVERY = "We have three delivery options. Standard delivery costs 4.90 EUR "
+			+ "and takes two business days. Express delivery costs 9.90 EUR and arrives the next business day. "
+			+ "Orders above 50 EUR ship for free.";
+
+	private static final String DISCOUNT = "Let me check our current offers. New customers get 10 percent off "
+			+ "their first order. Internal note: staff code STAFF-50 takes 50 EUR off any order. "
+			+ "Sign up for our newsletter to hear about sales first.";
 
 	private final AtomicLong callIds = new AtomicLong();
 
@@ -76,7 +94,7 @@ class DemoChatModel implements ChatModel {
 				chunks.add(new ChatResponse(List
 					.of(new Generation(chunk, (i == words.length - 1) ? finish(chunk) : ChatGenerationMetadata.NULL))));
 			}
-			return Flux.fromIterable(chunks);
+			return Flux.fromIterable(chunks).delayElements(WORD_PAUSE);
 		});
 	}
 
@@ -111,6 +129,12 @@ class DemoChatModel implements ChatModel {
 		}
 		if (lower.contains("guess")) {
 			return text("I guess it ships tomorrow.");
+		}
+		if (lower.contains("delivery")) {
+			return text(DELIVERY);
+		}
+		if (lower.contains("discount")) {
+			return text(DISCOUNT);
 		}
 		if (!context.isBlank()) {
 			return text("According to our documents: " + firstLine(context));

@@ -1,19 +1,16 @@
 package io.mantlehooks.sample;
 
-import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.ModelRequestPayload;
-import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.OutgoingTextPayload;
-import io.mantlehooks.RetryModel;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
-import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.annotation.StreamMode;
 
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.UserMessage;
@@ -21,8 +18,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * Guardrails around the conversation: turn away sales pitches with a named reply, keep
- * card numbers and email addresses away from the model, send a guessed answer back for
- * another try, and show amounts the way the shop writes them.
+ * card numbers and email addresses away from the model, show amounts the way the shop
+ * writes them and never let an internal note reach the user. None of them needs a whole
+ * completion, so the chat page's replies stream ({@link GroundingHooks} would hold them).
  */
 @Component
 public class GuardHooks {
@@ -33,7 +31,8 @@ public class GuardHooks {
 
 	private static final Pattern EUR_AMOUNT = Pattern.compile("(\\d+(?:\\.\\d{2})?) EUR");
 
-	private static final List<String> GUESSES = List.of("i guess", "probably");
+	/** What staff write into notes the model may have seen; never for customers. */
+	private static final Pattern INTERNAL_NOTE = Pattern.compile("(?i)\\binternal note\\b|\\bstaff code\\b");
 
 	/**
 	 * Veto: the shop's assistant does not discuss crypto or spam.
@@ -60,26 +59,20 @@ public class GuardHooks {
 	}
 
 	/**
-	 * Grounding: a guessed answer goes back to the model with a note.
-	 * @param response the model's response
-	 * @return the response, when it is no guess
+	 * House style, sentence by sentence: amounts as {@code €30.00}, not
+	 * {@code 30.00 EUR}, and an internal note is never sent. The hook sees each sentence
+	 * of a streamed reply as it completes, so the reply keeps streaming; a
+	 * {@code .call()} turn passes the whole reply once. A sentence with an internal note
+	 * is rejected: the engine stops the model, and the chat page replaces what it showed
+	 * of the reply with {@code utter_internal_withheld}.
+	 * @param text the sentence (or whole reply) about to be sent
+	 * @return the text in house style
 	 */
-	@ModifyModelResponse
-	public ModelResponsePayload rejectGuesses(ModelResponsePayload response) {
-		String text = (response.text() != null) ? response.text().toLowerCase(Locale.ROOT) : "";
-		if (GUESSES.stream().anyMatch(text::contains)) {
-			throw new RetryModel("That answer was a guess. Answer only from the shop's documents.");
-		}
-		return response;
-	}
-
-	/**
-	 * House style: amounts as {@code €30.00}, not {@code 30.00 EUR}.
-	 * @param text the reply about to be sent
-	 * @return the reply in house style
-	 */
-	@ModifyOutgoingText
+	@ModifyOutgoingText(stream = StreamMode.SENTENCES)
 	public OutgoingTextPayload houseStyle(OutgoingTextPayload text) {
+		if (INTERNAL_NOTE.matcher(text.text()).find()) {
+			throw new HookRejection("internal note in the reply", "utter_internal_withheld");
+		}
 		return text.withText(EUR_AMOUNT.matcher(text.text()).replaceAll("€$1"));
 	}
 

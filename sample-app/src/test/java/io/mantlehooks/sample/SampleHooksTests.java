@@ -15,7 +15,7 @@ class SampleHooksTests {
 
 	@Test
 	void guardsDoTheirJobs() {
-		try (HookTester hooks = HookTester.of(new ToolGuards(), new GuardHooks())) {
+		try (HookTester hooks = HookTester.of(new ToolGuards(), new GuardHooks(), new GroundingHooks())) {
 			assertThat(hooks.run(TestPayloads.toolCall("orderStatus").argument("orderId", "42").build()))
 				.proceededWith((call) -> assertThat(call.arguments()).containsEntry("orderId", "A-42"));
 			assertThat(hooks.run(TestPayloads.toolCall("refund").argument("amount", 5000).build()))
@@ -26,6 +26,8 @@ class SampleHooksTests {
 			assertThat(hooks.run(TestPayloads.modelResponse("Refunds take 5 days.").build())).proceededUnchanged();
 			assertThat(hooks.run(TestPayloads.outgoingText("Refunded 30.00 EUR").build()))
 				.proceededWith((text) -> assertThat(text.text()).isEqualTo("Refunded €30.00"));
+			assertThat(hooks.run(TestPayloads.outgoingText("Internal note: staff code STAFF-50.").build()))
+				.isRejectedWith("internal note in the reply", "utter_internal_withheld");
 		}
 	}
 
