@@ -79,7 +79,12 @@ final class SegmentedReply {
 		return chunks.concatMap((chunk) -> {
 			last.set(chunk);
 			List<String> completed = segmenter.add(ChatResponses.text(chunk.chatResponse()));
-			return Flux.fromIterable(completed).concatMap((text) -> hooked(chunk, text, false));
+			// most chunks complete no sentence, and hardly any completes two
+			return switch (completed.size()) {
+				case 0 -> Flux.empty();
+				case 1 -> hooked(chunk, completed.get(0), false);
+				default -> Flux.fromIterable(completed).concatMap((text) -> hooked(chunk, text, false));
+			};
 		}).concatWith(Flux.defer(() -> {
 			ChatClientResponse template = last.get();
 			String rest = segmenter.finish();

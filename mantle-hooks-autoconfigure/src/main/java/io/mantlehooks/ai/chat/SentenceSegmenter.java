@@ -55,9 +55,12 @@ final class SentenceSegmenter {
 			return List.of();
 		}
 		this.pending.append(text);
-		List<String> segments = new ArrayList<>(1);
+		List<String> segments = List.of();
 		int cut;
 		while ((cut = nextCut()) > 0) {
+			if (segments.isEmpty()) {
+				segments = new ArrayList<>(1);
+			}
 			segments.add(this.pending.substring(0, cut));
 			this.pending.delete(0, cut);
 		}
