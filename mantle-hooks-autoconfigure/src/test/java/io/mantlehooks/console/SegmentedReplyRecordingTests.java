@@ -240,14 +240,11 @@ class SegmentedReplyRecordingTests {
 	}
 
 	private static TurnObservationContext turn(TurnRecorder recorder, String id) {
-		TurnObservationContext turn = new TurnObservationContext(id, "web");
-		recorder.onStart(turn);
-		return turn;
+		return TurnRecorderTests.turn(recorder, id);
 	}
 
 	private static void stop(TurnRecorder recorder, TurnObservationContext turn, String outcome) {
-		turn.setOutcome(outcome);
-		recorder.onStop(turn);
+		TurnRecorderTests.stop(recorder, turn, outcome);
 	}
 
 	private static void segment(TurnRecorder recorder, String turnId, String name, int segment, boolean finalSegment,

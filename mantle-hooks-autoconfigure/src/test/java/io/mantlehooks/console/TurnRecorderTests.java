@@ -86,13 +86,13 @@ class TurnRecorderTests {
 			.withMessage("'maxTurns' must be positive");
 	}
 
-	private static TurnObservationContext turn(TurnRecorder recorder, String id) {
+	static TurnObservationContext turn(TurnRecorder recorder, String id) {
 		TurnObservationContext turn = new TurnObservationContext(id, "web");
 		recorder.onStart(turn);
 		return turn;
 	}
 
-	private static void stop(TurnRecorder recorder, TurnObservationContext turn, String outcome) {
+	static void stop(TurnRecorder recorder, TurnObservationContext turn, String outcome) {
 		turn.setOutcome(outcome);
 		recorder.onStop(turn);
 	}
