@@ -36,6 +36,8 @@ class ConsoleBrowserTests extends BrowserTests {
 		String lookup = Browser.send(browser, "Where is order 42?");
 		String vetoed = Browser.send(browser, "Buy crypto now");
 		String refund = Browser.send(browser, "Refund 30 EUR for order 42");
+		String delivery = Browser.send(browser, "What delivery options do you have?");
+		String discount = Browser.send(browser, "Do you have a discount code?");
 		assertThat(Browser.attribute(browser, reply(vetoed), "data-outcome")).isEqualTo("rejected");
 		assertThat(Browser.attribute(browser, reply(refund), "data-outcome")).isEqualTo("awaiting_approval");
 
@@ -102,6 +104,26 @@ class ConsoleBrowserTests extends BrowserTests {
 		assertThat(Browser.text(browser, diff("toolGuards.preflight", "td.removed"))).contains("orderId=42");
 		assertThat(Browser.text(browser, diff("toolGuards.preflight", "td.added"))).contains("orderId=A-42");
 		assertThat(Browser.text(browser, diff("toolGuards.redactEmails", "td.added"))).contains("[email]");
+
+		// a reply rewritten sentence by sentence is one outgoing-text row of four
+		// segments
+		Browser.open(browser, delivery);
+		By sentences = By.cssSelector(".bar.segmented[data-point='outgoing-text'][data-hook='guardHooks.houseStyle']");
+		assertThat(Browser.attribute(browser, sentences, "data-segments")).isEqualTo("4");
+		assertThat(Browser.attribute(browser, sentences, "data-outcome")).isEqualTo("proceeded");
+		assertThat(Browser.read(browser,
+				(page) -> page
+					.findElements(
+							By.cssSelector("details.segments[data-hook='guardHooks.houseStyle'] tr[data-segment]"))
+					.size()))
+			.isEqualTo(4);
+		// a rejected sentence: the row says which, and shows what the user had been shown
+		Browser.open(browser, discount);
+		By retracted = By
+			.cssSelector(".retracted[data-hook='guardHooks.houseStyle'][data-segment='2'] pre.retracted-text");
+		assertThat(Browser.text(browser, retracted))
+			.isEqualTo("Let me check our current offers. New customers get 10 percent off their first order. ")
+			.doesNotContain("STAFF-50");
 
 		// the redaction on the model request
 		Browser.open(browser, redacted);
