@@ -105,18 +105,17 @@ class ConsoleBrowserTests extends BrowserTests {
 		assertThat(Browser.text(browser, diff("toolGuards.preflight", "td.added"))).contains("orderId=A-42");
 		assertThat(Browser.text(browser, diff("toolGuards.redactEmails", "td.added"))).contains("[email]");
 
-		// a reply rewritten sentence by sentence is one outgoing-text row of four
-		// segments
+		// a reply rewritten sentence by sentence is one outgoing-text row (four segments)
 		Browser.open(browser, delivery);
 		By sentences = By.cssSelector(".bar.segmented[data-point='outgoing-text'][data-hook='guardHooks.houseStyle']");
 		assertThat(Browser.attribute(browser, sentences, "data-segments")).isEqualTo("4");
 		assertThat(Browser.attribute(browser, sentences, "data-outcome")).isEqualTo("proceeded");
-		assertThat(Browser.read(browser,
+		int segmentRows = Browser.read(browser,
 				(page) -> page
 					.findElements(
 							By.cssSelector("details.segments[data-hook='guardHooks.houseStyle'] tr[data-segment]"))
-					.size()))
-			.isEqualTo(4);
+					.size());
+		assertThat(segmentRows).isEqualTo(4);
 		// a rejected sentence: the row says which, and shows what the user had been shown
 		Browser.open(browser, discount);
 		By retracted = By
