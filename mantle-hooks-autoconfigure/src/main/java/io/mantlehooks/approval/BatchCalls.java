@@ -9,7 +9,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Reads the calls out of a stored batch, the JSON the engine's codec writes
  * ({@code output.toolCalls[].name} and {@code .arguments}): the same text a resumed turn
- * runs, so what is listed cannot differ from what runs.
+ * runs, so what is listed cannot differ from what runs. A call a tool-call hook refused
+ * ({@code refusals[i]} set) does not run if the batch is approved, so it is not listed.
  */
 final class BatchCalls {
 
@@ -24,8 +25,13 @@ final class BatchCalls {
 			Map<String, Object> json = JSON.readValue(batch, Map.class);
 			Map<String, Object> output = (Map<String, Object>) json.get("output");
 			List<Map<String, Object>> calls = (List<Map<String, Object>>) output.getOrDefault("toolCalls", List.of());
+			List<Object> refusals = (List<Object>) json.getOrDefault("refusals", List.of());
 			List<ApprovalCall> read = new ArrayList<>(calls.size());
-			for (Map<String, Object> call : calls) {
+			for (int i = 0; i < calls.size(); i++) {
+				if (i < refusals.size() && refusals.get(i) != null) {
+					continue;
+				}
+				Map<String, Object> call = calls.get(i);
 				read.add(new ApprovalCall((String) call.get("name"), (String) call.get("arguments")));
 			}
 			return List.copyOf(read);

@@ -1,5 +1,6 @@
 package io.mantlehooks.observation;
 
+import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.observation.HookObservationDocumentation.HighCardinalityKeyNames;
 import io.mantlehooks.observation.HookObservationDocumentation.LowCardinalityKeyNames;
 import io.micrometer.common.KeyValue;
@@ -43,7 +44,7 @@ public class DefaultHookObservationConvention implements HookObservationConventi
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(HookObservationContext context) {
-		return KeyValues.of(point(context), lane(context), hookName(context), outcome(context));
+		return KeyValues.of(point(context), lane(context), hookName(context), outcome(context), toolRefused(context));
 	}
 
 	@Override
@@ -65,6 +66,11 @@ public class DefaultHookObservationConvention implements HookObservationConventi
 
 	protected KeyValue outcome(HookObservationContext context) {
 		return KeyValue.of(LowCardinalityKeyNames.OUTCOME, context.getOutcome());
+	}
+
+	protected KeyValue toolRefused(HookObservationContext context) {
+		boolean refused = context.getOutput() instanceof ToolCallPayload call && call.refusal() != null;
+		return KeyValue.of(LowCardinalityKeyNames.TOOL_REFUSED, Boolean.toString(refused));
 	}
 
 	protected KeyValue turnId(HookObservationContext context) {

@@ -73,6 +73,19 @@ public enum HookObservationDocumentation implements ObservationDocumentation {
 			public String asString() {
 				return "mantle.hook.outcome";
 			}
+		},
+
+		/**
+		 * Whether the invocation refused a tool call ({@code true}: a tool-call modify
+		 * hook proceeded with {@code withRefusal}; its outcome stays {@code proceeded}),
+		 * else {@code false}. Always present, so every {@code mantle.hook} meter has the
+		 * same tag keys (Prometheus requires it).
+		 */
+		TOOL_REFUSED {
+			@Override
+			public String asString() {
+				return "mantle.tool.refused";
+			}
 		}
 
 	}

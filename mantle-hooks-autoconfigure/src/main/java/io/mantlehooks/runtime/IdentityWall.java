@@ -50,7 +50,7 @@ final class IdentityWall {
 		if (original instanceof ToolCallPayload in) {
 			ToolCallPayload out = (ToolCallPayload) returned;
 			return new ToolCallPayload(out.toolName(), out.arguments(), out.headers(), out.metadata(), in.senderId(),
-					in.call(), in.channel());
+					in.call(), in.channel(), out.refusal());
 		}
 		if (original instanceof ToolResultPayload in) {
 			ToolResultPayload out = (ToolResultPayload) returned;

@@ -3,13 +3,15 @@ package io.mantlehooks.runtime;
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelSettings;
+import io.mantlehooks.ToolCallPayload;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What makes a payload a modify hook returned, of the right type, still unusable: a model
- * setting a provider would reject or misread. (Identity that differs from the input, a
- * payload of another turn included, is not a problem: the identity wall restores it, as
- * the specification requires.)
+ * setting a provider would reject or misread, or a tool-call refusal the model cannot
+ * read (blank, or longer than {@value ToolCallPayload#MAX_REFUSAL_LENGTH} characters).
+ * (Identity that differs from the input, a payload of another turn included, is not a
+ * problem: the identity wall restores it, as the specification requires.)
  */
 final class ReturnCheck {
 
@@ -22,6 +24,24 @@ final class ReturnCheck {
 	static @Nullable String problem(HookPayload returned) {
 		if (returned instanceof ModelRequestPayload request) {
 			return settingsProblem(request.modelSettings());
+		}
+		if (returned instanceof ToolCallPayload call && call.refusal() != null) {
+			return refusalProblem(call.refusal());
+		}
+		return null;
+	}
+
+	/**
+	 * A refusal is what the model reads in place of the tool's result: a blank one tells
+	 * it nothing, and one of unbounded length would let a hook flood the context.
+	 */
+	private static @Nullable String refusalProblem(String refusal) {
+		if (refusal.isBlank()) {
+			return "a blank tool-call refusal (the model would read no reason)";
+		}
+		if (refusal.length() > ToolCallPayload.MAX_REFUSAL_LENGTH) {
+			return "a tool-call refusal of " + refusal.length() + " characters (at most "
+					+ ToolCallPayload.MAX_REFUSAL_LENGTH + ")";
 		}
 		return null;
 	}

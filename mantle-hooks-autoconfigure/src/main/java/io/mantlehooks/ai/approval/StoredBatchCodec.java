@@ -43,6 +43,11 @@ final class StoredBatchCodec {
 		json.put("history", batch.history().stream().map(StoredBatchCodec::message).toList());
 		json.put("output", message(batch.output()));
 		json.put("metadata", batch.metadata());
+		if (batch.refusals().stream().anyMatch((refusal) -> refusal != null)) {
+			// by position, null for a call that runs if approved (BatchCalls leaves
+			// the others out of what an approval lists)
+			json.put("refusals", batch.refusals());
+		}
 		return JSON.writeValueAsString(json);
 	}
 
@@ -62,7 +67,8 @@ final class StoredBatchCodec {
 			}
 			AssistantMessage output = (AssistantMessage) message((Map<String, Object>) json.get("output"));
 			List<Map<String, Object>> metadata = (List<Map<String, Object>>) json.get("metadata");
-			return new StoredBatch(history, output, metadata, ((Number) json.get("iteration")).intValue());
+			List<String> refusals = (List<String>) json.getOrDefault("refusals", List.of());
+			return new StoredBatch(history, output, metadata, ((Number) json.get("iteration")).intValue(), refusals);
 		}
 		catch (RuntimeException ex) {
 			throw new IllegalArgumentException("Not a stored tool-call batch", ex);

@@ -22,6 +22,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
 import org.springframework.util.Assert;
@@ -210,11 +211,16 @@ public final class ToolApprovals {
 			result.put("reason", reason);
 		}
 		String text = ToolArguments.toJson(result);
-		List<ToolResponseMessage.ToolResponse> responses = batch.output()
-			.getToolCalls()
-			.stream()
-			.map((call) -> new ToolResponseMessage.ToolResponse(call.id(), call.name(), text))
-			.toList();
+		// a call a tool-call hook refused was never part of what the user decided: the
+		// model reads its refusal, as it would have had the batch been approved
+		List<AssistantMessage.ToolCall> calls = batch.output().getToolCalls();
+		List<ToolResponseMessage.ToolResponse> responses = new ArrayList<>(calls.size());
+		for (int i = 0; i < calls.size(); i++) {
+			AssistantMessage.ToolCall call = calls.get(i);
+			String refusal = batch.refusal(i);
+			responses
+				.add(new ToolResponseMessage.ToolResponse(call.id(), call.name(), (refusal != null) ? refusal : text));
+		}
 		List<Message> next = new ArrayList<>(batch.history().size() + 2);
 		next.addAll(batch.history());
 		next.add(batch.output());

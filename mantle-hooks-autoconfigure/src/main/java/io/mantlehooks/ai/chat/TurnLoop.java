@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.stream.IntStream;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
@@ -28,6 +29,7 @@ import org.springframework.ai.chat.client.ChatClientAttributes;
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.UsageAccumulator;
+import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
@@ -157,11 +159,13 @@ final class TurnLoop {
 		}
 		if (batch instanceof BatchOutcome.AwaitingApproval awaiting) {
 			StoredBatch stored = new StoredBatch(awaiting.history(), awaiting.output(), awaiting.metadata(),
-					round.iteration());
-			List<ApprovalCall> calls = awaiting.output()
-				.getToolCalls()
-				.stream()
-				.map((call) -> new ApprovalCall(call.name(), call.arguments()))
+					round.iteration(), awaiting.refusals());
+			// a refused call does not run if the batch is approved: the question does
+			// not list it
+			List<AssistantMessage.ToolCall> toolCalls = awaiting.output().getToolCalls();
+			List<ApprovalCall> calls = IntStream.range(0, toolCalls.size())
+				.filter((i) -> stored.refusal(i) == null)
+				.mapToObj((i) -> new ApprovalCall(toolCalls.get(i).name(), toolCalls.get(i).arguments()))
 				.toList();
 			return Step.blocking(() -> pause(state, stored), (id) -> ask(state, id, awaiting.call(), calls));
 		}

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.mantlehooks.ToolCallPayload;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
@@ -57,9 +58,11 @@ public sealed interface BatchOutcome {
 	 * (arguments as compact JSON: what the question shows and what runs)
 	 * @param metadata each call's MCP metadata, by position
 	 * @param call the first call that needs approval
+	 * @param refusals each call's refusal by position, {@code null} for a call that runs
+	 * if approved
 	 */
 	record AwaitingApproval(List<Message> history, AssistantMessage output, List<Map<String, Object>> metadata,
-			ToolCallPayload call) implements BatchOutcome {
+			ToolCallPayload call, List<@Nullable String> refusals) implements BatchOutcome {
 	}
 
 	/**

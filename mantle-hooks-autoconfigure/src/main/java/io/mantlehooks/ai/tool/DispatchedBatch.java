@@ -1,6 +1,7 @@
 package io.mantlehooks.ai.tool;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,9 +18,10 @@ import org.springframework.ai.chat.messages.AssistantMessage;
 
 /**
  * The calls of one dispatched batch, by position: the MCP metadata the tool-call hooks
- * attached to each, and each call's result after the tool-result hooks. Spring AI runs a
- * batch's calls one after another in batch order, so the n-th invocation of a tool is its
- * n-th call in the batch, and each result passes its hooks as soon as its tool returns.
+ * attached to each, each call's refusal, and each call's result after the tool-result
+ * hooks. Spring AI runs a batch's calls one after another in batch order, so the n-th
+ * invocation of a tool is its n-th call that runs in the batch (refused calls are not
+ * dispatched), and each result passes its hooks as soon as its tool returns.
  */
 final class DispatchedBatch {
 
@@ -31,6 +33,8 @@ final class DispatchedBatch {
 
 	private final List<Map<String, Object>> metadata;
 
+	private final List<@Nullable String> refusals;
+
 	private final @Nullable ToolResultPayload[] results;
 
 	private final boolean[] threw;
@@ -38,20 +42,43 @@ final class DispatchedBatch {
 	private final Map<String, ArrayDeque<Integer>> pending = new HashMap<>();
 
 	DispatchedBatch(Turn turn, HookRunner hooks, List<AssistantMessage.ToolCall> calls,
-			List<Map<String, Object>> metadata) {
+			List<Map<String, Object>> metadata, List<@Nullable String> refusals) {
 		this.turn = turn;
 		this.hooks = hooks;
 		this.calls = calls;
 		this.metadata = metadata;
+		this.refusals = refusals;
 		this.results = new ToolResultPayload[calls.size()];
 		this.threw = new boolean[calls.size()];
 		for (int i = 0; i < calls.size(); i++) {
-			this.pending.computeIfAbsent(calls.get(i).name(), (name) -> new ArrayDeque<>()).add(i);
+			if (refusal(i) == null) {
+				this.pending.computeIfAbsent(calls.get(i).name(), (name) -> new ArrayDeque<>()).add(i);
+			}
 		}
 	}
 
 	List<AssistantMessage.ToolCall> calls() {
 		return this.calls;
+	}
+
+	/**
+	 * Return the calls that run: all but the refused ones, in batch order.
+	 */
+	List<AssistantMessage.ToolCall> toRun() {
+		List<AssistantMessage.ToolCall> toRun = new ArrayList<>(this.calls.size());
+		for (int i = 0; i < this.calls.size(); i++) {
+			if (refusal(i) == null) {
+				toRun.add(this.calls.get(i));
+			}
+		}
+		return toRun;
+	}
+
+	/**
+	 * Return a call's refusal, {@code null} when the call runs.
+	 */
+	@Nullable String refusal(int index) {
+		return (index < this.refusals.size()) ? this.refusals.get(index) : null;
 	}
 
 	/**

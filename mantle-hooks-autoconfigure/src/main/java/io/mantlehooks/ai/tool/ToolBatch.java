@@ -41,8 +41,11 @@ import org.springframework.util.Assert;
  * hooks once per call, in batch order, before any tool runs), the dispatch of the whole
  * batch through Spring AI's {@link ToolCallingManager} (tool-call limits, exception
  * processing and {@code returnDirect} as Spring AI does them), and the tool-result hooks
- * on each result before it is replayed to the model. Every part is linear in the size of
- * the batch. With no tool hooks, the batch is dispatched untouched.
+ * on each result before it is replayed to the model. A call a tool-call hook refused
+ * ({@link ToolCallPayload#withRefusal(String)}) is not dispatched and asks for no
+ * approval: its result is the refusal, an error result the tool-result hooks see like a
+ * failed tool's, in the call's place. Every part is linear in the size of the batch. With
+ * no tool hooks, the batch is dispatched untouched.
  */
 public final class ToolBatch {
 
@@ -142,7 +145,7 @@ public final class ToolBatch {
 			if (payload == null) {
 				return Step.done(tooDeep(call));
 			}
-			preflight.accept(call, Map.of(), payload);
+			preflight.accept(call, Map.of(), payload, null);
 		}
 		return gateThenDispatch(turn, history, options, response, output, preflight);
 	}
@@ -153,11 +156,12 @@ public final class ToolBatch {
 	 */
 	private Step<BatchOutcome> gateThenDispatch(Turn turn, List<Message> history, ToolCallingChatOptions options,
 			ChatResponse response, AssistantMessage output, Preflight preflight) {
-		ToolCallPayload awaiting = (this.approvals != null) ? this.approvals.firstRequiringApproval(preflight.payloads)
+		ToolCallPayload awaiting = (this.approvals != null) ? this.approvals.firstRequiringApproval(preflight.toRun())
 				: null;
 		if (awaiting != null) {
-			return Step.done(new BatchOutcome.AwaitingApproval(history,
-					output.mutate().toolCalls(preflight.asShown()).build(), preflight.metadata, awaiting));
+			return Step
+				.done(new BatchOutcome.AwaitingApproval(history, output.mutate().toolCalls(preflight.asShown()).build(),
+						preflight.metadata, awaiting, preflight.refusals));
 		}
 		if (!this.hooks.hasHooks(HookPoint.TOOL_CALL) && !this.hooks.hasHooks(HookPoint.TOOL_RESULT)) {
 			return Step.blocking(() -> dispatchUntouched(turn, history, options, response), Step::done);
@@ -183,7 +187,8 @@ public final class ToolBatch {
 				return Step.done(new BatchOutcome.Closed("tool '" + call.name()
 						+ "' of the approved batch is not offered to the request that approved it"));
 			}
-			preflight.accept(call, (i < batch.metadata().size()) ? batch.metadata().get(i) : Map.of(), null);
+			preflight.accept(call, (i < batch.metadata().size()) ? batch.metadata().get(i) : Map.of(), null,
+					batch.refusal(i));
 		}
 		return dispatch(turn, batch.history(), options, batch.output(), preflight);
 	}
@@ -258,7 +263,7 @@ public final class ToolBatch {
 			String argumentsJson = Objects.equals(rewritten.arguments(), arguments) ? call.arguments()
 					: ToolArguments.toJson(rewritten.arguments());
 			preflight.accept(new AssistantMessage.ToolCall(call.id(), call.type(), rewritten.toolName(), argumentsJson),
-					metadata, rewritten);
+					metadata, rewritten, rewritten.refusal());
 			return preflight(turn, calls, offered, preflight, index + 1);
 		});
 	}
@@ -283,7 +288,8 @@ public final class ToolBatch {
 	 */
 	private Step<BatchOutcome> dispatch(Turn turn, List<Message> history, ToolCallingChatOptions options,
 			AssistantMessage output, Preflight preflight) {
-		DispatchedBatch batch = new DispatchedBatch(turn, this.hooks, preflight.calls, preflight.metadata);
+		DispatchedBatch batch = new DispatchedBatch(turn, this.hooks, preflight.calls, preflight.metadata,
+				preflight.refusals);
 		return Step.blocking(() -> execute(turn, history, options, output, batch), Step::done);
 	}
 
@@ -292,31 +298,49 @@ public final class ToolBatch {
 		List<ToolCallback> wrapped = new ArrayList<>(options.getToolCallbacks().size());
 		options.getToolCallbacks().forEach((callback) -> wrapped.add(new HookedToolCallback(callback, batch)));
 		ToolCallingChatOptions callOptions = (ToolCallingChatOptions) options.mutate().toolCallbacks(wrapped).build();
-		AssistantMessage dispatched = output.mutate().toolCalls(batch.calls()).build();
-		ToolExecutionResult result;
-		try (CurrentTurn.Scope scope = CurrentTurn.open(turn)) {
-			result = this.toolCallingManager.executeToolCalls(new Prompt(history, callOptions),
-					new ChatResponse(List.of(new Generation(dispatched))));
+		// refused calls never reach Spring AI: they do not run, nor count against its
+		// tool-call limits
+		List<AssistantMessage.ToolCall> toRun = batch.toRun();
+		List<ToolResponseMessage.ToolResponse> responses = List.of();
+		boolean returnDirect = false;
+		if (!toRun.isEmpty()) {
+			AssistantMessage dispatched = output.mutate().toolCalls(toRun).build();
+			ToolExecutionResult result;
+			try (CurrentTurn.Scope scope = CurrentTurn.open(turn)) {
+				result = this.toolCallingManager.executeToolCalls(new Prompt(history, callOptions),
+						new ChatResponse(List.of(new Generation(dispatched))));
+			}
+			catch (ToolCallLimitExceededException ex) {
+				// Spring AI's tool-call limits end the loop the way its own advisor does
+				return new BatchOutcome.Limit(ex.buildGeneration());
+			}
+			List<Message> conversation = result.conversationHistory();
+			responses = ((ToolResponseMessage) conversation.get(conversation.size() - 1)).getResponses();
+			// the model must read a refusal: a batch with one is not returned directly
+			returnDirect = result.returnDirect() && toRun.size() == batch.calls().size();
 		}
-		catch (ToolCallLimitExceededException ex) {
-			// Spring AI's tool-call limits end the loop the way its own advisor does
-			return new BatchOutcome.Limit(ex.buildGeneration());
-		}
-		List<Message> conversation = result.conversationHistory();
-		List<ToolResponseMessage.ToolResponse> responses = ((ToolResponseMessage) conversation
-			.get(conversation.size() - 1)).getResponses();
 		List<AssistantMessage.ToolCall> calls = batch.calls();
 		Results results = new Results(calls.size());
+		int dispatchedIndex = 0;
 		for (int i = 0; i < calls.size(); i++) {
-			String value = (i < responses.size()) ? responses.get(i).responseData() : "";
-			if (batch.result(i) == null && batch.hasThrown(i)) {
-				batch.completed(i, value, true);
+			String refusal = batch.refusal(i);
+			String value = "";
+			if (refusal != null) {
+				// the tool-result hooks see the refusal like a failed tool's result
+				batch.completed(i, refusal, true);
+			}
+			else {
+				value = (dispatchedIndex < responses.size()) ? responses.get(dispatchedIndex).responseData() : "";
+				dispatchedIndex++;
+				if (batch.result(i) == null && batch.hasThrown(i)) {
+					batch.completed(i, value, true);
+				}
 			}
 			ToolResultPayload hooked = batch.result(i);
 			results.add((hooked != null) ? hooked : turn.toolResult(calls.get(i).name(), Map.of(), value, false),
 					calls.get(i), hooked != null);
 		}
-		return next(history, output, results, result.returnDirect());
+		return next(history, output, results, returnDirect);
 	}
 
 	/**
@@ -372,10 +396,21 @@ public final class ToolBatch {
 		/** The calls as payloads, for the approval policy; empty for a resumed batch. */
 		final List<ToolCallPayload> payloads;
 
+		/** Each call's refusal, {@code null} for a call that runs. */
+		final List<@Nullable String> refusals;
+
 		Preflight(int size) {
 			this.calls = new ArrayList<>(size);
 			this.metadata = new ArrayList<>(size);
 			this.payloads = new ArrayList<>(size);
+			this.refusals = new ArrayList<>(size);
+		}
+
+		/**
+		 * The calls that run, as payloads: a refused call asks for no approval.
+		 */
+		List<ToolCallPayload> toRun() {
+			return this.payloads.stream().filter((payload) -> payload.refusal() == null).toList();
 		}
 
 		/**
@@ -394,10 +429,11 @@ public final class ToolBatch {
 			return shown;
 		}
 
-		void accept(AssistantMessage.ToolCall call, Map<String, Object> callMetadata,
-				@Nullable ToolCallPayload payload) {
+		void accept(AssistantMessage.ToolCall call, Map<String, Object> callMetadata, @Nullable ToolCallPayload payload,
+				@Nullable String refusal) {
 			this.calls.add(call);
 			this.metadata.add(callMetadata);
+			this.refusals.add(refusal);
 			if (payload != null) {
 				this.payloads.add(payload);
 			}
