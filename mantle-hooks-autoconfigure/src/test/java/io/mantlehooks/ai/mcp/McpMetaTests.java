@@ -46,6 +46,10 @@ class McpMetaTests {
 
 	private static final String SECRET_REF = "upload-7f3a9c";
 
+	private static final String REFUSED_DOCUMENT = "D-9";
+
+	private static final String NOT_YOURS = "Document D-9 belongs to another customer";
+
 	private static LoopbackOpenAiServer openAi;
 
 	private static ConfigurableApplicationContext server;
@@ -169,6 +173,28 @@ class McpMetaTests {
 	}
 
 	@Test
+	void aRefusedMcpCallDoesNotReachTheServerAndTheOtherCallGetsItsOwnMeta() {
+		openAi.reply(LoopbackOpenAiServer.Reply.toolCalls(
+				new LoopbackOpenAiServer.ToolCall("call_1", "get_document", "{\"documentId\":\"D-9\"}"),
+				new LoopbackOpenAiServer.ToolCall("call_2", "get_document", "{\"documentId\":\"D-1\"}")));
+		openAi.text("Here is D-1; D-9 is not yours.");
+		String reply = chatClient().prompt()
+			.user("Show D-9 and D-1")
+			.tools(client.getBean(SyncMcpToolCallbackProvider.class))
+			.call()
+			.content();
+		assertThat(reply).isEqualTo("Here is D-1; D-9 is not yours.");
+		DocumentServer.DocumentTool tool = server.getBean(DocumentServer.DocumentTool.class);
+		assertThat(tool.documentIds).containsExactly("D-1");
+		assertThat(tool.metas).singleElement()
+			.satisfies((meta) -> assertThat(meta).containsEntry("document_ref", SECRET_REF));
+		List<String> messages = openAi.messages(1);
+		assertThat(messages.get(messages.size() - 2)).isEqualTo("tool: " + NOT_YOURS);
+		assertThat(messages.get(messages.size() - 1)).startsWith("tool: ").contains("document D-1 fetched");
+		await().atMost(Duration.ofSeconds(60)).until(() -> client.getBean(MetaHooks.class).observed.size() == 2);
+	}
+
+	@Test
 	void theSameHookOnALocalToolDropsTheMetadata() {
 		openAi.toolCall("call_1", "note", "{\"text\":\"hi\"}");
 		openAi.text("Noted.");
@@ -207,7 +233,9 @@ class McpMetaTests {
 
 		@ModifyToolCall
 		ToolCallPayload attach(ToolCallPayload call) {
-			return call.withMetadata(Map.of("document_ref", SECRET_REF));
+			ToolCallPayload attached = call.withMetadata(Map.of("document_ref", SECRET_REF));
+			return REFUSED_DOCUMENT.equals(call.arguments().get("documentId")) ? attached.withRefusal(NOT_YOURS)
+					: attached;
 		}
 
 		@OnToolCall
