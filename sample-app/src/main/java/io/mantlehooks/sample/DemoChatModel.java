@@ -30,7 +30,8 @@ import org.springframework.stereotype.Component;
  * no network. It decides from the user's words (see the README for the phrases):
  * <ul>
  * <li>"status of order 42" calls {@code orderStatus}; "refund 30 EUR for order 42" calls
- * {@code refund};</li>
+ * {@code refund}; "refund 30 for order 42 and 5000 for order 43" calls it twice in one
+ * batch;</li>
  * <li>"guess" makes it guess (the grounding hook sends it back);</li>
  * <li>"delivery" lists the delivery options with their prices, in several sentences;</li>
  * <li>"discount" answers in several sentences and leaks a staff code in the third (the
@@ -47,6 +48,10 @@ class DemoChatModel implements ChatModel {
 	private static final Pattern ORDER = Pattern.compile("(?i)order\\s*#?\\s*([a-z]?-?\\d+)");
 
 	private static final Pattern AMOUNT = Pattern.compile("(?i)(\\d+(?:\\.\\d+)?)\\s*(?:eur|euros?|€)");
+
+	/** One refund of a batch: "30 (EUR) for order 42". */
+	private static final Pattern REFUND = Pattern
+		.compile("(?i)(\\d+(?:\\.\\d+)?)\\s*(?:eur|euros?|€)?\\s+for\\s+order\\s*#?\\s*([a-z]?-?\\d+)");
 
 	/**
 	 * A pause between streamed words, as a real model has: the chat page shows the reply
@@ -108,14 +113,14 @@ class DemoChatModel implements ChatModel {
 		}
 		if (last instanceof SystemMessage feedback) {
 			// a hook sent the last answer back (RetryModel): follow its note
-			if (feedback.getText().contains("manager")) {
-				return text("I can't refund that much here: refunds above 1000 EUR need a manager, "
-						+ "who will call you back.");
-			}
 			return text(context.isBlank() ? "The shop's documents don't say."
 					: "According to our documents: " + firstLine(context));
 		}
 		String lower = question.toLowerCase(Locale.ROOT);
+		List<AssistantMessage.ToolCall> refunds = lower.contains("refund") ? refunds(question) : List.of();
+		if (refunds.size() > 1) {
+			return AssistantMessage.builder().content("").toolCalls(refunds).build();
+		}
 		Matcher order = ORDER.matcher(question);
 		if (order.find()) {
 			Matcher amount = AMOUNT.matcher(question);
@@ -142,13 +147,26 @@ class DemoChatModel implements ChatModel {
 		return text("You said: " + question);
 	}
 
+	// one refund call per "amount for order" in the question, in order
+	private List<AssistantMessage.ToolCall> refunds(String question) {
+		List<AssistantMessage.ToolCall> calls = new ArrayList<>();
+		Matcher refund = REFUND.matcher(question);
+		while (refund.find()) {
+			calls.add(new AssistantMessage.ToolCall("call_" + this.callIds.incrementAndGet(), "function", "refund",
+					"{\"orderId\":\"" + refund.group(2) + "\",\"amount\":" + refund.group(1) + "}"));
+		}
+		return calls;
+	}
+
+	// each result in turn, one sentence each: a refused call's result is the hook's
+	// refusal, which the user reads as it is
 	private static String afterTools(ToolResponseMessage results) {
-		StringBuilder text = new StringBuilder();
+		List<String> sentences = new ArrayList<>();
 		for (ToolResponseMessage.ToolResponse response : results.getResponses()) {
-			text.append(response.responseData().contains("\"declined\"") ? "All right, I did not do that."
+			sentences.add(response.responseData().contains("\"declined\"") ? "All right, I did not do that."
 					: response.responseData().replaceAll("^\"|\"$", ""));
 		}
-		return text.toString();
+		return String.join(" ", sentences);
 	}
 
 	private static UserMessage lastUserMessage(List<Message> messages) {

@@ -5,7 +5,6 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.mantlehooks.RetryModel;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.annotation.ModifyToolCall;
@@ -15,8 +14,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * Preflight for tool calls and redaction of their results: order ids are normalized
- * ({@code 42}, {@code a42} → {@code A-42}), refunds above 1000 EUR never run, and email
- * addresses in tool results never reach the model.
+ * ({@code 42}, {@code a42} → {@code A-42}), a refund above 1000 EUR is refused (the other
+ * calls of its batch still run), and email addresses in tool results never reach the
+ * model.
  */
 @Component
 public class ToolGuards {
@@ -26,18 +26,25 @@ public class ToolGuards {
 	private static final Pattern ORDER_ID = Pattern.compile("(?i)^\\s*(?:([a-z])-?)?(\\d+)\\s*$");
 
 	/**
-	 * Rewrite the order id to the shop's form, and block a refund above the limit: no
-	 * tool of the batch runs and the model is told why.
+	 * Rewrite the order id to the shop's form, and refuse a refund above the limit: that
+	 * call does not run (nor asks for approval), the model reads why in its place, and
+	 * the other calls of the batch run ("refund 30 EUR for order 42 and 5000 EUR for
+	 * order 43" refunds order 42 and tells the user about order 43).
 	 * @param call the tool call the model asked for
-	 * @return the call, its order id in the shop's form
+	 * @return the call, its order id in the shop's form, refused above the limit
 	 */
 	@ModifyToolCall
 	public ToolCallPayload preflight(ToolCallPayload call) {
+		ToolCallPayload normalized = normalizeOrderId(call);
 		if (call.toolName().equals("refund") && call.arguments().get("amount") instanceof Number amount
 				&& amount.doubleValue() > REFUND_LIMIT) {
-			throw new RetryModel("Refunds above 1000 EUR need a manager: do not call refund again; "
-					+ "tell the user a manager will call back.");
+			return normalized.withRefusal("Not refunded: refunds above 1000 EUR need a manager, who will call you "
+					+ "back about order " + normalized.arguments().getOrDefault("orderId", "?") + ".");
 		}
+		return normalized;
+	}
+
+	private static ToolCallPayload normalizeOrderId(ToolCallPayload call) {
 		if (call.arguments().get("orderId") instanceof String orderId) {
 			Matcher matcher = ORDER_ID.matcher(orderId);
 			if (matcher.matches()) {

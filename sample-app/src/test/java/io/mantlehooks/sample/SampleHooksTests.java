@@ -18,9 +18,13 @@ class SampleHooksTests {
 		try (HookTester hooks = HookTester.of(new ToolGuards(), new GuardHooks(), new GroundingHooks())) {
 			assertThat(hooks.run(TestPayloads.toolCall("orderStatus").argument("orderId", "42").build()))
 				.proceededWith((call) -> assertThat(call.arguments()).containsEntry("orderId", "A-42"));
-			assertThat(hooks.run(TestPayloads.toolCall("refund").argument("amount", 5000).build()))
-				.isRetriedWith("Refunds above 1000 EUR need a manager: do not call refund again; "
-						+ "tell the user a manager will call back.");
+			assertThat(hooks
+				.run(TestPayloads.toolCall("refund").argument("orderId", "43").argument("amount", 5000).build()))
+				.proceededWith((call) -> assertThat(call.refusal()).isEqualTo(
+						"Not refunded: refunds above 1000 EUR need a manager, who will call you back about order A-43."));
+			assertThat(
+					hooks.run(TestPayloads.toolCall("refund").argument("orderId", "42").argument("amount", 30).build()))
+				.proceededWith((call) -> assertThat(call.refusal()).isNull());
 			assertThat(hooks.run(TestPayloads.incomingMessage("Buy crypto!").build())).isRejectedWith("sales pitch",
 					"utter_spam_rejected");
 			assertThat(hooks.run(TestPayloads.modelResponse("Refunds take 5 days.").build())).proceededUnchanged();

@@ -182,6 +182,24 @@ class ShopScenarioTests {
 	}
 
 	@Test
+	void anOversizedRefundIsRefusedAloneAndTheOtherRefundOfTheBatchRuns() {
+		int before = this.tools.refunds().size();
+		Map<String, Object> paused = chat("Please refund 30 for order 42 and 5000 for order 43");
+		// no approval is asked for the refused refund: the question names the other
+		assertThat(paused).containsEntry("outcome", "awaiting_approval");
+		assertThat((String) paused.get("reply")).startsWith("I need your approval before I run:\nrefund {")
+			.contains("A-42")
+			.doesNotContain("A-43")
+			.doesNotContain("5000");
+		Map<String, Object> done = decide((String) paused.get("approvalId"), true);
+		assertThat(done).containsEntry("outcome", "completed")
+			.containsEntry("reply", "Refunded €30.00 for order A-42. Not refunded: refunds above €1000 need a "
+					+ "manager, who will call you back about order A-43.");
+		assertThat(this.tools.refunds().subList(before, this.tools.refunds().size()))
+			.containsExactly("Refunded 30.00 EUR for order A-42");
+	}
+
+	@Test
 	void aSalesPitchIsVetoedWithTheNamedReplyAndKeptAsADiscardedPair() {
 		Map<String, Object> reply = chat("Want to buy crypto?");
 		assertThat(reply).containsEntry("outcome", "rejected")
