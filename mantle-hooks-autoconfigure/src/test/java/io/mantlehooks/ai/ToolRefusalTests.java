@@ -1,6 +1,7 @@
 package io.mantlehooks.ai;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -10,6 +11,8 @@ import java.util.function.Consumer;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.ai.ToolTurnTests.ShopTools;
+import io.mantlehooks.approval.ApprovalCall;
+import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.observation.HookObservationContext;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
@@ -24,6 +27,7 @@ import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.MessageWindowChatMemory;
+import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -154,7 +158,11 @@ class ToolRefusalTests {
 			assertThat(paused.context()).containsEntry(MantleHooks.OUTCOME, "awaiting_approval");
 			assertThat(paused.chatResponse().getResult().getOutput().getText())
 				.isEqualTo("I need your approval before I run:\nrefund {\"id\":\"A1\"}");
+			List<ApprovalCall> runIfApproved = List.of(new ApprovalCall("refund", "{\"id\":\"A1\"}"));
+			assertThat(paused.context()).containsEntry(MantleHooks.APPROVAL_CALLS, runIfApproved);
 			String approvalId = (String) paused.context().get(MantleHooks.APPROVAL_ID);
+			assertThat(context.getBean(ApprovalStore.class).find(approvalId, Instant.now()))
+				.hasValueSatisfying((pending) -> assertThat(pending.calls()).isEqualTo(runIfApproved));
 			String answer = turn(context, hooks, memory, "Yes", MantleHooks.approve(approvalId)).chatResponse()
 				.getResult()
 				.getOutput()
@@ -162,6 +170,49 @@ class ToolRefusalTests {
 			assertThat(answer).isEqualTo("A1 is refunded; B2 cannot be looked up.");
 			assertThat(hooks.events).filteredOn((event) -> event.startsWith("run:")).containsExactly("run:refund A1");
 			assertThat(this.openAi.messages(1)).endsWith("tool: \"A1 refunded\"", "tool: Lookups are closed today");
+		});
+	}
+
+	@Test
+	void aDeclinedBatchStillGivesTheModelTheRefusalOfItsRefusedCall() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"A1\"}"),
+				new ToolCall("call_2", "lookup", "{\"id\":\"B2\"}")), Reply.text("Nothing done."));
+		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=refund").run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			hooks.call = (call) -> call.toolName().equals("lookup") ? call.withRefusal("Lookups are closed today")
+					: call;
+			ChatMemory memory = MessageWindowChatMemory.builder().build();
+			String approvalId = (String) turn(context, hooks, memory, "Refund A1, look up B2", (spec) -> {
+			}).context().get(MantleHooks.APPROVAL_ID);
+			turn(context, hooks, memory, "No", MantleHooks.deny(approvalId, "changed my mind"));
+			assertThat(hooks.events).noneMatch((event) -> event.startsWith("run:"));
+			List<String> messages = this.openAi.messages(1);
+			assertThat(messages.get(messages.size() - 2)).startsWith("tool: {\"declined\":true");
+			assertThat(messages.get(messages.size() - 1)).isEqualTo("tool: Lookups are closed today");
+		});
+	}
+
+	@Test
+	void aBatchOfDirectToolsWithARefusalGoesBackToTheModel() {
+		this.openAi.reply(
+				Reply.toolCalls(new ToolCall("call_1", "quote", "{\"id\":\"A1\"}"),
+						new ToolCall("call_2", "quote", "{\"id\":\"B2\"}")),
+				Reply.text("A1 costs 10; B2 is not for sale."));
+		this.contextRunner.run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			hooks.call = (call) -> "B2".equals(call.arguments().get("id")) ? call.withRefusal("B2 is not for sale")
+					: call;
+			String reply = chatClient(context).prompt()
+				.user("Quote A1 and B2")
+				.tools(new DirectTools(hooks.events))
+				.call()
+				.content();
+			// without the refusal the quotes would be the answer (returnDirect); the
+			// model
+			// must read the refusal
+			assertThat(reply).isEqualTo("A1 costs 10; B2 is not for sale.");
+			assertThat(hooks.events).filteredOn((event) -> event.startsWith("run:")).containsExactly("run:quote A1");
+			assertThat(this.openAi.messages(1)).endsWith("tool: \"A1: 10\"", "tool: B2 is not for sale");
 		});
 	}
 
@@ -341,6 +392,22 @@ class ToolRefusalTests {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	static class DirectTools {
+
+		private final List<String> events;
+
+		DirectTools(List<String> events) {
+			this.events = events;
+		}
+
+		@Tool(name = "quote", description = "Quote a price", returnDirect = true)
+		String quote(String id) {
+			this.events.add("run:quote " + id);
+			return id + ": 10";
+		}
+
 	}
 
 	/**
