@@ -650,8 +650,9 @@ public class MantleHooksProperties {
 		private int maxTurns = 200;
 
 		/**
-		 * Whether the texts before and after each modify hook, the transcript texts and
-		 * tool arguments are shown. Payloads may hold personal data.
+		 * Whether the texts before and after each modify hook, the transcript texts, tool
+		 * arguments and the first words of each turn's message are shown. Payloads may
+		 * hold personal data.
 		 */
 		private boolean includeText;
 

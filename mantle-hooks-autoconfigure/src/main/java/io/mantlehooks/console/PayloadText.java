@@ -21,6 +21,9 @@ final class PayloadText {
 	/** Bounds the recorder: at most two texts of this length per invocation. */
 	private static final int MAX_LENGTH = 2000;
 
+	/** The longest preview of a user's message in the turn list. */
+	static final int PREVIEW_LENGTH = 60;
+
 	private PayloadText() {
 	}
 
@@ -28,6 +31,27 @@ final class PayloadText {
 		String text = text(payload);
 
 		return (text != null && text.length() > MAX_LENGTH) ? text.substring(0, MAX_LENGTH) + "…" : text;
+	}
+
+	/**
+	 * Return the first words of a text on one line: whitespace runs become one space, and
+	 * a text longer than {@value #PREVIEW_LENGTH} characters is cut after its last whole
+	 * word that fits (or within a word longer than that) and ends with "…".
+	 */
+	static @Nullable String firstWords(@Nullable String text) {
+		if (text == null) {
+			return null;
+		}
+		String line = text.strip().replaceAll("\\s+", " ");
+		if (line.isEmpty()) {
+			return null;
+		}
+		if (line.length() <= PREVIEW_LENGTH) {
+			return line;
+		}
+		int cut = line.lastIndexOf(' ', PREVIEW_LENGTH - 1);
+		String words = (cut > 0) ? line.substring(0, cut) : line.substring(0, PREVIEW_LENGTH - 1);
+		return words + "…";
 	}
 
 	private static @Nullable String text(@Nullable Object payload) {

@@ -26,10 +26,15 @@ import org.jspecify.annotations.Nullable;
  * @param after the payload's text the modify hook proceeded with, likewise
  * @param segments the invocations of a reply streamed in segments, {@code null} (and left
  * out of the JSON) for every other row
+ * @param attempt for a model-request or model-response row of a model call that was
+ * retried ({@code RetryModel}) or is a retry: which attempt of that call it belongs to,
+ * from 1; {@code null} (and left out of the JSON) for every other row (see
+ * {@link ModelCallAttempts})
  */
 public record RecordedHook(String point, String lane, String hook, double startMs, double durationMs, String outcome,
 		@Nullable String before, @Nullable String after,
-		@JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Segments segments) {
+		@JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Segments segments,
+		@JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Integer attempt) {
 
 	/**
 	 * Create the row of one invocation.
@@ -44,7 +49,34 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 */
 	public RecordedHook(String point, String lane, String hook, double startMs, double durationMs, String outcome,
 			@Nullable String before, @Nullable String after) {
-		this(point, lane, hook, startMs, durationMs, outcome, before, after, null);
+		this(point, lane, hook, startMs, durationMs, outcome, before, after, null, null);
+	}
+
+	/**
+	 * Create a row that is no attempt of a retried model call.
+	 * @param point the point's configuration name
+	 * @param lane {@code modify} or {@code observe}
+	 * @param hook {@code beanName.methodName}, or the names of a segmented reply's hooks
+	 * @param startMs when it was handed to the executor, from the turn's start
+	 * @param durationMs how long until its outcome was known
+	 * @param outcome its outcome
+	 * @param before the payload's text before a modify hook
+	 * @param after the payload's text the modify hook proceeded with
+	 * @param segments the invocations of a reply streamed in segments
+	 */
+	public RecordedHook(String point, String lane, String hook, double startMs, double durationMs, String outcome,
+			@Nullable String before, @Nullable String after, @Nullable Segments segments) {
+		this(point, lane, hook, startMs, durationMs, outcome, before, after, segments, null);
+	}
+
+	/**
+	 * Return this row as an attempt of a retried model call.
+	 * @param attempt the attempt, from 1
+	 * @return the labelled row
+	 */
+	public RecordedHook withAttempt(int attempt) {
+		return new RecordedHook(this.point, this.lane, this.hook, this.startMs, this.durationMs, this.outcome,
+				this.before, this.after, this.segments, attempt);
 	}
 
 	/**
@@ -54,7 +86,7 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 */
 	public RecordedHook withoutText() {
 		return new RecordedHook(this.point, this.lane, this.hook, this.startMs, this.durationMs, this.outcome, null,
-				null, (this.segments != null) ? this.segments.withoutText() : null);
+				null, (this.segments != null) ? this.segments.withoutText() : null, this.attempt);
 	}
 
 	/**

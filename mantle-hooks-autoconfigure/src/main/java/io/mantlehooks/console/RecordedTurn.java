@@ -19,8 +19,13 @@ import org.jspecify.annotations.Nullable;
  * @param approvalId the batch it paused for approval, if it did
  * @param hooks its hook invocations, by start; the outgoing-text invocations of a reply
  * streamed in segments are one row ({@link RecordedHook#segments()})
+ * @param messagePreview the first words of the user's message (as the transcript keeps
+ * it: after the incoming-message modify hook), at most 60 characters on one line, so the
+ * list tells turns apart; only with {@code mantle.hooks.console.include-text=true}, else
+ * {@code null}, as it is for a turn without a user message
  */
 public record RecordedTurn(String id, String senderId, String channel, String conversationId, String outcome,
-		Instant start, double durationMs, @Nullable String approvalId, List<RecordedHook> hooks) {
+		Instant start, double durationMs, @Nullable String approvalId, List<RecordedHook> hooks,
+		@Nullable String messagePreview) {
 
 }

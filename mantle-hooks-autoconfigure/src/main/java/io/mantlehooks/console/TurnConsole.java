@@ -81,12 +81,13 @@ public final class TurnConsole {
 	 */
 	public Turns turns() {
 		// the list leaves the texts to each turn's detail: 200 turns of texts are
-		// too much
+		// too much; the first words of each message (with include-text) stay, so the
+		// rows can be told apart
 		List<RecordedTurn> turns = this.recorder.turns()
 			.stream()
 			.map((turn) -> new RecordedTurn(turn.id(), turn.senderId(), turn.channel(), turn.conversationId(),
 					turn.outcome(), turn.start(), turn.durationMs(), turn.approvalId(),
-					turn.hooks().stream().map(RecordedHook::withoutText).toList()))
+					turn.hooks().stream().map(RecordedHook::withoutText).toList(), turn.messagePreview()))
 			.toList();
 		return new Turns(this.recorder.includesText(), this.resumer != null, (this.resumer != null) ? null : NO_RESUMER,
 				turns);

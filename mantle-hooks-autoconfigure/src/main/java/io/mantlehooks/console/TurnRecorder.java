@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.observation.HookObservationContext;
 import io.mantlehooks.observation.TurnObservationContext;
@@ -24,10 +25,11 @@ import org.springframework.util.Assert;
  * Keeps the most recent turns and their hook invocations in memory, from the
  * {@code mantle.turn} and {@code mantle.hook} observations. Bounded: at most
  * {@code maxTurns} turns (the oldest go first) and {@value #MAX_HOOKS_PER_TURN}
- * invocations per turn. Texts before and after each modify hook are kept only when
- * {@code includeText} is on, since payloads may hold personal data. The outgoing-text
- * invocations of a reply streamed in segments show as one row (see
- * {@link SegmentedReplies}).
+ * invocations per turn. Texts before and after each modify hook, and the first words of
+ * the user's message, are kept only when {@code includeText} is on, since payloads may
+ * hold personal data. The attempts of a retried model call are labelled (see
+ * {@link ModelCallAttempts}). The outgoing-text invocations of a reply streamed in
+ * segments show as one row (see {@link SegmentedReplies}).
  */
 public final class TurnRecorder implements ObservationHandler<Observation.Context> {
 
@@ -75,8 +77,8 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 	public void onStart(Observation.Context context) {
 		long now = System.nanoTime();
 		context.put(STARTED, now);
-		if (context instanceof TurnObservationContext turn
-				&& this.turns.putIfAbsent(turn.getTurnId(), new Recording(turn, this.clock.instant(), now)) == null) {
+		if (context instanceof TurnObservationContext turn && this.turns.putIfAbsent(turn.getTurnId(),
+				new Recording(turn, this.clock.instant(), now, this.includeText)) == null) {
 			this.order.addLast(turn.getTurnId());
 			while (this.order.size() > this.maxTurns) {
 				String oldest = this.order.pollFirst();
@@ -146,7 +148,16 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 
 		private final long startNanos;
 
-		private final List<SegmentedReplies.Invocation> hooks = new ArrayList<>();
+		private final List<Entry> hooks = new ArrayList<>();
+
+		/**
+		 * Gives the user's text while the turn runs (it is set after the start);
+		 * {@code null} without texts, so that nothing keeps it, and once the turn ended.
+		 */
+		private @Nullable TurnObservationContext texts;
+
+		/** The user's text, taken from the context when the turn ended. */
+		private @Nullable String userText;
 
 		private @Nullable String outcome;
 
@@ -154,16 +165,22 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 
 		private long endNanos = -1;
 
-		Recording(TurnObservationContext turn, Instant start, long startNanos) {
+		Recording(TurnObservationContext turn, Instant start, long startNanos, boolean includeText) {
 			this.id = turn.getTurnId();
 			this.senderId = turn.getSenderId();
 			this.channel = turn.getChannel();
 			this.conversationId = turn.getConversationId();
+			this.texts = includeText ? turn : null;
 			this.start = start;
 			this.startNanos = startNanos;
 		}
 
 		synchronized void finish(String outcome, @Nullable String approvalId, long endNanos) {
+			// keep the text, not the context: it is no longer needed
+			if (this.texts != null) {
+				this.userText = this.texts.getUserText();
+				this.texts = null;
+			}
 			this.outcome = outcome;
 			this.approvalId = approvalId;
 			this.endNanos = endNanos;
@@ -181,21 +198,46 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 			// the segment is no text: it is read with or without include-text
 			boolean outgoingModify = modify && hook.getPoint() == HookPoint.OUTGOING_TEXT;
 			OutgoingTextPayload payload = (hook.getInput() instanceof OutgoingTextPayload outgoing) ? outgoing : null;
-			this.hooks.add(new SegmentedReplies.Invocation(recorded, outgoingModify,
-					(payload != null) ? payload.segment() : -1, payload != null && payload.finalSegment()));
+			// the model call's number, like the segment, is no text
+			int iteration = (hook.getInput() instanceof ModelRequestPayload request) ? request.iteration() : 0;
+			this.hooks.add(new Entry(
+					new SegmentedReplies.Invocation(recorded, outgoingModify,
+							(payload != null) ? payload.segment() : -1, payload != null && payload.finalSegment()),
+					iteration));
 		}
 
 		synchronized RecordedTurn view(boolean includeText) {
 			long end = (this.endNanos >= 0) ? this.endNanos : System.nanoTime();
-			List<SegmentedReplies.Invocation> sorted = new ArrayList<>(this.hooks);
-			sorted.sort(Comparator.comparingDouble((invocation) -> invocation.hook().startMs()));
+			List<Entry> sorted = new ArrayList<>(this.hooks);
+			sorted.sort(Comparator.comparingDouble((entry) -> entry.invocation().hook().startMs()));
+			List<RecordedHook> labelled = ModelCallAttempts.label(sorted.stream()
+				.map((entry) -> new ModelCallAttempts.Row(entry.invocation().hook(), entry.iteration()))
+				.toList());
+			List<SegmentedReplies.Invocation> invocations = new ArrayList<>(sorted.size());
+			for (int i = 0; i < sorted.size(); i++) {
+				SegmentedReplies.Invocation invocation = sorted.get(i).invocation();
+				invocations.add(new SegmentedReplies.Invocation(labelled.get(i), invocation.outgoingModify(),
+						invocation.segment(), invocation.finalSegment()));
+			}
 			return new RecordedTurn(this.id, this.senderId, this.channel, this.conversationId,
 					(this.outcome != null) ? this.outcome : "running", this.start, millis(end - this.startNanos),
-					this.approvalId, SegmentedReplies.group(sorted, includeText));
+					this.approvalId, SegmentedReplies.group(invocations, includeText),
+					includeText ? PayloadText.firstWords(userText()) : null);
+		}
+
+		private @Nullable String userText() {
+			return (this.texts != null) ? this.texts.getUserText() : this.userText;
 		}
 
 		private static double millis(long nanos) {
 			return Math.round(Math.max(0, nanos) / 10_000.0) / 100.0;
+		}
+
+		/**
+		 * An invocation and its model call's number ({@code 0} when not known).
+		 */
+		private record Entry(SegmentedReplies.Invocation invocation, int iteration) {
+
 		}
 
 	}

@@ -31,6 +31,8 @@ public class TurnObservationContext extends Observation.Context {
 
 	private @Nullable String approvalId;
 
+	private volatile @Nullable String userText;
+
 	/**
 	 * Create a context.
 	 * @param turnId the turn's id
@@ -122,6 +124,27 @@ public class TurnObservationContext extends Observation.Context {
 	 */
 	public void setApprovalId(@Nullable String approvalId) {
 		this.approvalId = approvalId;
+	}
+
+	/**
+	 * Return the text of the turn's user message as the turn went on with it: after the
+	 * incoming-message modify hook (so a redaction applies), or as sent when it was
+	 * rejected; the same text the transcript keeps. It may hold personal data: a handler
+	 * should not keep or show it unless the application chose so (the turn console shows
+	 * its first words only with {@code mantle.hooks.console.include-text=true}).
+	 * @return the text, {@code null} until the incoming-message hooks have run, and for a
+	 * turn without a user message
+	 */
+	public @Nullable String getUserText() {
+		return this.userText;
+	}
+
+	/**
+	 * Set the text of the turn's user message.
+	 * @param userText the text, as the turn went on with it
+	 */
+	public void setUserText(@Nullable String userText) {
+		this.userText = userText;
 	}
 
 }

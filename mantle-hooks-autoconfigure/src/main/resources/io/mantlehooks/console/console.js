@@ -2,7 +2,8 @@
 // one turn's hook invocations as a waterfall, what each modify hook changed, its waiting
 // approval and its transcript. A reply streamed in segments is one outgoing-text row with
 // its segments below it and, when a segment was rejected, what the rejection retracted.
-// Data is inserted with textContent only.
+// The attempts of a retried model call are labelled; a row of the waterfall opens in full
+// on click. Data is inserted with textContent only.
 (function () {
   'use strict';
   const endpoint = document.body.dataset.endpoint;
@@ -90,7 +91,8 @@
         row.classList.add('selected');
       }
       row.appendChild(el('td', 'time', new Date(turn.start).toLocaleTimeString([], { hour12: false })));
-      row.appendChild(el('td', null, turn.senderId));
+      row.appendChild(conversation(turn));
+      row.appendChild(el('td', 'sender', turn.senderId));
       row.appendChild(el('td', null, turn.channel));
       const outcome = el('td');
       outcome.appendChild(el('span', 'badge ' + turn.outcome, turn.outcome));
@@ -100,6 +102,19 @@
       row.addEventListener('click', () => select(turn.id));
       rows.appendChild(row);
     });
+  }
+
+  // What tells turns apart: the conversation and, when the console includes texts, the
+  // first words of the user's message (the endpoint sends none without texts).
+  function conversation(turn) {
+    const cell = el('td', 'conversation');
+    cell.appendChild(el('span', 'conversation-id', turn.conversationId));
+    if (turn.messagePreview) {
+      const message = el('span', 'message', turn.messagePreview);
+      message.title = turn.messagePreview;
+      cell.appendChild(message);
+    }
+    return cell;
   }
 
   // Hook invocations, counting each invocation of a segmented reply's row.
@@ -125,6 +140,7 @@
     document.getElementById('detail-title').textContent = 'Turn ' + turn.id;
     document.getElementById('detail-summary').textContent = turn.outcome + ' · ' + turn.durationMs.toFixed(1) +
       ' ms · sender ' + turn.senderId + ' · channel ' + turn.channel + ' · conversation ' + turn.conversationId;
+    document.getElementById('hook-detail').hidden = true;
     renderWaterfall(turn);
     renderDiffs(turn.hooks);
     renderApproval(detail.approval);
@@ -148,18 +164,20 @@
           renderSegmented(group, hook, end);
           return;
         }
-        const row = el('div', 'row');
-        row.appendChild(el('span', 'label', hook.point + ' · ' + hook.hook));
+        const row = waterfallRow(hook);
         const track = el('div', 'track');
         const bar = el('div', 'bar lane-' + lane + ' outcome-' + hook.outcome);
         bar.dataset.point = hook.point;
         bar.dataset.hook = hook.hook;
         bar.dataset.outcome = hook.outcome;
         bar.dataset.lane = lane;
+        if (hook.attempt) {
+          bar.dataset.attempt = String(hook.attempt);
+        }
         bar.style.left = (100 * hook.startMs / end) + '%';
         bar.style.width = Math.max(0.5, 100 * hook.durationMs / end) + '%';
-        bar.title = hook.hook + ' at ' + hook.point + ': ' + hook.outcome + ', started at ' +
-          hook.startMs.toFixed(2) + ' ms, took ' + hook.durationMs.toFixed(2) + ' ms';
+        bar.title = hook.hook + ' at ' + hook.point + attemptText(hook, ' (', ')') + ': ' + hook.outcome +
+          ', started at ' + hook.startMs.toFixed(2) + ' ms, took ' + hook.durationMs.toFixed(2) + ' ms';
         track.appendChild(bar);
         track.appendChild(timing(hook.outcome + ' · ' + hook.durationMs.toFixed(1) + ' ms',
           hook.startMs, hook.startMs + hook.durationMs, end));
@@ -168,6 +186,57 @@
       });
       waterfall.appendChild(group);
     });
+    placeTimings(waterfall);
+  }
+
+  // "attempt 2" for a row of a retried model call, with what goes around it; '' for others.
+  function attemptText(hook, before, after) {
+    return hook.attempt ? before + 'attempt ' + hook.attempt + after : '';
+  }
+
+  // A waterfall row with its name: point and hook, cut to the column with the whole name
+  // on hover, and in full (with the row's numbers) below the waterfall on click. The
+  // attempt of a retried model call stays visible when the name is cut.
+  function waterfallRow(hook) {
+    const row = el('div', 'row');
+    row.dataset.point = hook.point;
+    row.dataset.hook = hook.hook;
+    const name = hook.point + ' · ' + hook.hook;
+    const label = el('span', 'label');
+    label.title = name + attemptText(hook, ' · ', '');
+    label.appendChild(el('span', 'name', name));
+    if (hook.attempt) {
+      const attempt = el('span', 'attempt', 'attempt ' + hook.attempt);
+      attempt.dataset.attempt = String(hook.attempt);
+      label.appendChild(attempt);
+    }
+    row.appendChild(label);
+    row.addEventListener('click', () => showHook(hook));
+    return row;
+  }
+
+  // One row in full: the whole hook name the waterfall cuts, and its numbers.
+  function showHook(hook) {
+    const box = document.getElementById('hook-detail');
+    box.replaceChildren();
+    box.dataset.hook = hook.hook;
+    box.dataset.point = hook.point;
+    box.appendChild(el('h4', 'hook-name', hook.hook));
+    const facts = [['point', hook.point], ['lane', hook.lane], ['outcome', hook.outcome]];
+    if (hook.attempt) {
+      facts.push(['attempt', String(hook.attempt)]);
+    }
+    if (hook.segments) {
+      facts.push(['segments', String(hook.segments.count)]);
+    }
+    facts.push(['started', hook.startMs.toFixed(2) + ' ms'], ['took', hook.durationMs.toFixed(2) + ' ms']);
+    const list = el('dl');
+    facts.forEach(([name, value]) => {
+      list.appendChild(el('dt', null, name));
+      list.appendChild(el('dd', null, value));
+    });
+    box.appendChild(list);
+    box.hidden = false;
   }
 
   // Where a row's bar ends: a segmented reply's row spans its first to its last invocation.
@@ -178,21 +247,44 @@
     return Math.max(...hook.segments.invocations.map((invocation) => invocation.startMs + invocation.durationMs));
   }
 
-  // The timing sits beside the bar, on the side with room; over a wide bar with room on
-  // neither side (a segmented reply's), inside it.
+  // A bar's timing; where it goes is measured once the rows are drawn (placeTimings).
   function timing(text, startMs, endMs, end) {
     const node = el('span', 'timing', text);
-    const endsAt = 100 * endMs / end;
-    const startsAt = 100 * startMs / end;
-    if (endsAt > 70 && startsAt < 30 && endsAt - startsAt > 30) {
-      node.classList.add('inside');
-      node.style.left = startsAt + '%';
-    } else if (endsAt > 70) {
-      node.style.right = (100 - 100 * startMs / end) + '%';
-    } else {
-      node.style.left = endsAt + '%';
-    }
+    node.dataset.start = String(100 * startMs / end);
+    node.dataset.end = String(100 * endMs / end);
     return node;
+  }
+
+  // Each timing goes where its text fits inside its track: after the bar, else before it,
+  // else over the track's start. It never runs over the row's name (placed by percent,
+  // a timing left of a bar ran over the name when the bar started closer to it than the
+  // text is wide) nor past the track's end. Measured in pixels, so it is done again when
+  // the window is resized.
+  function placeTimings(waterfall) {
+    waterfall.querySelectorAll('.track').forEach((track) => {
+      const node = track.querySelector(':scope > .timing');
+      if (!node) {
+        return;
+      }
+      node.classList.remove('inside');
+      node.style.left = '';
+      node.style.right = '';
+      const width = track.clientWidth;
+      const text = node.offsetWidth;
+      const start = width * parseFloat(node.dataset.start) / 100;
+      const end = width * parseFloat(node.dataset.end) / 100;
+      if (end + text <= width) {
+        node.style.left = end + 'px';
+        node.dataset.place = 'after';
+      } else if (text <= start) {
+        node.style.right = (width - start) + 'px';
+        node.dataset.place = 'before';
+      } else {
+        node.classList.add('inside');
+        node.style.left = '0px';
+        node.dataset.place = 'inside';
+      }
+    });
   }
 
   // A reply streamed in segments: one row (a faint bar from its first to its last
@@ -201,9 +293,9 @@
   // what the rejection's reply replaced.
   function renderSegmented(group, hook, end) {
     const segments = hook.segments;
-    const row = el('div', 'row segmented');
+    const row = waterfallRow(hook);
+    row.classList.add('segmented');
     row.dataset.segments = String(segments.count);
-    row.appendChild(el('span', 'label', hook.point + ' · ' + hook.hook));
     const track = el('div', 'track');
     const bar = el('div', 'bar segmented lane-modify outcome-' + hook.outcome);
     bar.dataset.point = hook.point;
@@ -305,7 +397,10 @@
       if (segment) {
         box.dataset.segment = String(hook.segment);
       }
-      box.appendChild(el('h4', null, hook.point + ' · ' + hook.hook + segment));
+      if (hook.attempt) {
+        box.dataset.attempt = String(hook.attempt);
+      }
+      box.appendChild(el('h4', null, hook.point + ' · ' + hook.hook + segment + attemptText(hook, ' · ', '')));
       const table = el('table');
       const head = el('tr');
       head.appendChild(el('th', null, 'before'));
@@ -424,6 +519,7 @@
     });
   }
 
+  window.addEventListener('resize', () => placeTimings(document.getElementById('waterfall')));
   filter.addEventListener('change', loadTurns);
   document.getElementById('refresh').addEventListener('click', loadTurns);
   loadTurns();

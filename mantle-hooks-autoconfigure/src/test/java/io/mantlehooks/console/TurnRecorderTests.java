@@ -64,6 +64,28 @@ class TurnRecorderTests {
 	}
 
 	@Test
+	void theFirstWordsOfTheUsersMessageOnlyWithTexts() {
+		String message = "Where is   my parcel?\nI ordered it two weeks ago and it still has not arrived, thanks";
+		for (boolean includeText : new boolean[] { true, false }) {
+			TurnRecorder recorder = new TurnRecorder(10, includeText, Clock.systemUTC());
+			TurnObservationContext turn = turn(recorder, "t-4");
+			turn.setUserText(message);
+			stop(recorder, turn, "completed");
+			TurnObservationContext silent = turn(recorder, "t-5");
+			stop(recorder, silent, "completed");
+			String preview = recorder.turn("t-4").orElseThrow().messagePreview();
+			if (includeText) {
+				assertThat(preview).isEqualTo("Where is my parcel? I ordered it two weeks ago and it still…");
+				assertThat(preview).hasSizeLessThanOrEqualTo(60);
+			}
+			else {
+				assertThat(preview).isNull();
+			}
+			assertThat(recorder.turn("t-5").orElseThrow().messagePreview()).isNull();
+		}
+	}
+
+	@Test
 	void theOldestTurnsGoFirstAndLateOrStrayInvocationsAreIgnored() {
 		TurnRecorder recorder = new TurnRecorder(2, false, Clock.systemUTC());
 		for (String id : new String[] { "t-a", "t-b", "t-c" }) {

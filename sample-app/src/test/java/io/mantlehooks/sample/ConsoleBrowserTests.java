@@ -59,6 +59,12 @@ class ConsoleBrowserTests extends BrowserTests {
 		assertThat(Browser.attribute(browser, Browser.row(lookup), "data-outcome")).isEqualTo("completed");
 		assertThat(Browser.attribute(browser, Browser.row(vetoed), "data-outcome")).isEqualTo("rejected");
 		assertThat(Browser.attribute(browser, Browser.row(refund), "data-outcome")).isEqualTo("awaiting_approval");
+		// each row says which conversation and (the sample includes texts) which message
+		String conversation = this.console.turn(lookup).orElseThrow().turn().conversationId();
+		assertThat(Browser.text(browser, cell(lookup, ".conversation-id"))).isEqualTo(conversation);
+		assertThat(Browser.text(browser, cell(lookup, ".message"))).isEqualTo("Where is order 42?");
+		assertThat(Browser.text(browser, cell(vetoed, ".message"))).isEqualTo("Buy crypto now");
+		assertThat(Browser.text(browser, cell(refund, ".message"))).isEqualTo("Refund 30 EUR for order 42");
 
 		// the outcome filter
 		Browser.read(browser, (page) -> {
@@ -191,6 +197,11 @@ class ConsoleBrowserTests extends BrowserTests {
 	/** The first bar of a hook at a point in the waterfall. */
 	private static By bar(String point, String hook) {
 		return By.cssSelector(".bar[data-point='" + point + "'][data-hook='" + hook + "']");
+	}
+
+	/** A part of the conversation cell in the console's row of a turn. */
+	private static By cell(String turnId, String part) {
+		return By.cssSelector("#turns tr[data-turn-id='" + turnId + "'] td.conversation " + part);
 	}
 
 	/** Cells of a hook's diff. */

@@ -40,6 +40,8 @@ class ConsolePrivacyTests {
 		String vetoed = chat(http, "Buy crypto now");
 		String list = http.get().uri("/actuator/mantlehooks/turns").retrieve().body(String.class);
 		assertThat(list).contains(lookup, refund, vetoed).contains("\"includeText\":false");
+		// the rows tell turns apart by their conversation, not by a word of the message
+		assertThat(list).contains("\"conversationId\":\"privacy\"").contains("\"messagePreview\":null");
 		for (String turnId : List.of(lookup, refund, vetoed)) {
 			String detail = http.get().uri("/actuator/mantlehooks/turns/{id}", turnId).retrieve().body(String.class);
 			assertThat(detail).contains("\"hooks\"").contains("\"transcript\"");

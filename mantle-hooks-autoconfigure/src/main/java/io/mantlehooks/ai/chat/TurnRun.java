@@ -91,6 +91,11 @@ final class TurnRun {
 			.then((started) -> this.edge.approvals().resume(this.turn, started))
 			.map((started) -> {
 				this.start = started;
+				// the turn console's list tells turns apart by their first words
+				if (this.observation != null
+						&& this.observation.getContext() instanceof TurnObservationContext context) {
+					context.setUserText(started.userText());
+				}
 				return started;
 			});
 	}

@@ -1,0 +1,217 @@
+package io.mantlehooks.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.mantlehooks.Channel;
+import io.mantlehooks.MantleHooks;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModelResponsePayload;
+import io.mantlehooks.RetryModel;
+import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.annotation.ModifyModelResponse;
+import io.mantlehooks.console.TurnConsole;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What tells the console's turns and rows apart, as its JSON shows it over HTTP, from
+ * turns through the real OpenAI client against the loopback server: each turn's
+ * conversation and, only with texts, the first words of its message; and the attempts of
+ * a model call a model-response hook sent back ({@code RetryModel}).
+ */
+class ConsoleTurnListTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(60);
+
+	private static final String GUESS = "Can you guess when my parcel ships? My email is jane@example.com, "
+			+ "order A-42, thanks a lot";
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
+
+	@AfterEach
+	void stopServer() {
+		this.openAi.close();
+	}
+
+	@Test
+	void eachTurnShowsItsConversationAndTheFirstWordsOfItsMessage() throws Exception {
+		this.openAi.text("It ships on Monday.").text("Order A-42 is on its way.");
+		try (ConfigurableApplicationContext app = start(true)) {
+			String first = chat(app, "c-parcel", "When does my parcel ship?");
+			String second = chat(app, "c-order", GUESS.replace("guess", "tell"));
+			JsonNode list = list(app, first, second);
+
+			JsonNode firstRow = row(list, first);
+			assertThat(firstRow.get("conversationId").asString()).isEqualTo("c-parcel");
+			assertThat(firstRow.get("messagePreview").asString()).isEqualTo("When does my parcel ship?");
+			JsonNode secondRow = row(list, second);
+			assertThat(secondRow.get("conversationId").asString()).isEqualTo("c-order");
+			// the first words, cut at a word
+			assertThat(secondRow.get("messagePreview").asString())
+				.isEqualTo("Can you tell when my parcel ships? My email is…");
+		}
+	}
+
+	@Test
+	void withoutTextsTheListShowsTheConversationButNoWordOfTheMessage() throws Exception {
+		this.openAi.text("It ships on Monday.");
+		try (ConfigurableApplicationContext app = start(false)) {
+			String turnId = chat(app, "c-42", "When does my parcel ship?");
+			JsonNode list = list(app, turnId);
+			JsonNode row = row(list, turnId);
+			assertThat(row.get("conversationId").asString()).isEqualTo("c-42");
+			assertThat(row.get("messagePreview").isNull()).isTrue();
+			String port = app.getEnvironment().getProperty("local.server.port");
+			for (String path : List.of("/actuator/mantlehooks/turns", "/actuator/mantlehooks/turns/" + turnId)) {
+				assertThat(ConsoleServer.get(port, path).body()).as(path).doesNotContain("parcel", "ship", "Monday");
+			}
+		}
+	}
+
+	@Test
+	void theAttemptsOfARetriedModelCallAreLabelled() throws Exception {
+		this.openAi.text("I guess it ships tomorrow.").text("It ships on Monday.");
+		try (ConfigurableApplicationContext app = start(true)) {
+			String turnId = chat(app, "c-guess", GUESS);
+			JsonNode turn = detail(app, turnId);
+
+			List<String> modelRows = new ArrayList<>();
+			for (JsonNode hook : turn.get("hooks")) {
+				String point = hook.get("point").asString();
+				if (point.startsWith("model-")) {
+					modelRows.add(point + " " + hook.get("hook").asString() + " " + hook.get("outcome").asString()
+							+ " attempt " + hook.get("attempt").asInt());
+				}
+			}
+			assertThat(modelRows).containsExactly("model-request grounding.redact proceeded attempt 1",
+					"model-response grounding.rejectGuesses retried attempt 1",
+					"model-request grounding.redact proceeded attempt 2",
+					"model-response grounding.rejectGuesses proceeded attempt 2");
+			// the redaction changed both attempts' requests: each diff says which attempt
+			for (JsonNode hook : turn.get("hooks")) {
+				if (hook.get("point").asString().equals("model-request")) {
+					assertThat(hook.get("before").asString()).contains("jane@example.com");
+					assertThat(hook.get("after").asString()).contains("[email]").doesNotContain("jane");
+				}
+			}
+			// the model was called twice: the second time with the hook's note
+			assertThat(this.openAi.requests()).hasSize(2);
+			assertThat(this.openAi.requestBody(1)).contains("Answer only from the documents.");
+		}
+	}
+
+	@Test
+	void aTurnWithoutRetriesHasNoAttempts() throws Exception {
+		this.openAi.text("It ships on Monday.");
+		try (ConfigurableApplicationContext app = start(true)) {
+			String turnId = chat(app, "c-parcel", "When does my parcel ship?");
+			JsonNode turn = detail(app, turnId);
+			assertThat(turn.get("hooks")).isNotEmpty().allSatisfy((hook) -> assertThat(hook.has("attempt")).isFalse());
+		}
+	}
+
+	private ConfigurableApplicationContext start(boolean includeText) {
+		return ConsoleServer.application(GroundedApplication.class)
+			.properties(this.openAi.springProperties())
+			.properties("spring.ai.model.chat=openai", "mantle.hooks.console.include-text=" + includeText,
+					"mantle.hooks.timeouts.modify=60s", "mantle.hooks.timeouts.observe=60s")
+			.run();
+	}
+
+	private static String chat(ConfigurableApplicationContext app, String conversationId, String message) {
+		return (String) app.getBean(ChatClient.Builder.class)
+			.build()
+			.prompt()
+			.user(message)
+			.advisors(MantleHooks.identity("u-1", Channel.of("web")))
+			.advisors((advisors) -> advisors.param(ChatMemory.CONVERSATION_ID, conversationId))
+			.call()
+			.chatClientResponse()
+			.context()
+			.get(MantleHooks.TURN_ID);
+	}
+
+	/** The list as the endpoint shows it, once the turns have finished. */
+	private static JsonNode list(ConfigurableApplicationContext app, String... turnIds) throws Exception {
+		for (String turnId : turnIds) {
+			detail(app, turnId);
+		}
+		String port = app.getEnvironment().getProperty("local.server.port");
+		return JSON.readTree(ConsoleServer.get(port, "/actuator/mantlehooks/turns").body()).get("turns");
+	}
+
+	private static JsonNode row(JsonNode list, String turnId) {
+		for (JsonNode row : list) {
+			if (row.get("id").asString().equals(turnId)) {
+				return row;
+			}
+		}
+		throw new AssertionError("no row of turn " + turnId + " in " + list);
+	}
+
+	/** The turn as the endpoint shows it, once it has finished. */
+	private static JsonNode detail(ConfigurableApplicationContext app, String turnId) throws Exception {
+		TurnConsole console = app.getBean(TurnConsole.class);
+		await().atMost(WAIT)
+			.until(() -> console.turn(turnId)
+				.map((detail) -> !detail.turn().outcome().equals("running"))
+				.orElse(false));
+		String port = app.getEnvironment().getProperty("local.server.port");
+		return JSON.readTree(ConsoleServer.get(port, "/actuator/mantlehooks/turns/" + turnId).body()).get("turn");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class GroundedApplication {
+
+		@Bean
+		Grounding grounding() {
+			return new Grounding();
+		}
+
+	}
+
+	/** Redacts emails in what the model is sent, and sends a guessed answer back. */
+	static class Grounding {
+
+		@ModifyModelRequest
+		ModelRequestPayload redact(ModelRequestPayload request) {
+			List<Message> messages = request.messages()
+				.stream()
+				.map((message) -> (message instanceof UserMessage user)
+						? (Message) user.mutate().text(user.getText().replace("jane@example.com", "[email]")).build()
+						: message)
+				.toList();
+			return request.withMessages(messages);
+		}
+
+		@ModifyModelResponse
+		ModelResponsePayload rejectGuesses(ModelResponsePayload response) {
+			if (response.text() != null && response.text().contains("guess")) {
+				throw new RetryModel("Answer only from the documents.");
+			}
+			return response;
+		}
+
+	}
+
+}
