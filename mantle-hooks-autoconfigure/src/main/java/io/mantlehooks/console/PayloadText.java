@@ -71,7 +71,9 @@ final class PayloadText {
 				.collect(Collectors.joining());
 		}
 		if (payload instanceof ToolCallPayload call) {
-			return call.toolName() + " " + call.arguments();
+			// a refused call shows its refusal, so the diff says the hook refused it
+			String text = call.toolName() + " " + call.arguments();
+			return (call.refusal() != null) ? text + "\nrefused: " + call.refusal() : text;
 		}
 		if (payload instanceof ToolResultPayload result) {
 			return result.value();

@@ -1,8 +1,11 @@
 package io.mantlehooks.console;
 
 import java.time.Clock;
+import java.util.Map;
 
+import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.observation.HookObservationContext;
 import io.mantlehooks.observation.TurnObservationContext;
 import io.mantlehooks.test.TestPayloads;
@@ -48,6 +51,20 @@ class TurnRecorderTests {
 		RecordedHook observer = recorder.turn("t-2").orElseThrow().hooks().get(1);
 		assertThat(observer.before()).isNull();
 		assertThat(observer.after()).isNull();
+	}
+
+	@Test
+	void aRefusedToolCallShowsItsRefusal() {
+		TurnRecorder recorder = new TurnRecorder(10, true, Clock.systemUTC());
+		TurnObservationContext turn = turn(recorder, "t-r");
+		ToolCallPayload call = new ToolCallPayload("refund", Map.of("order", "43"), Map.of(), Map.of(), "u-1", Map.of(),
+				Channel.of("web"));
+		hook(recorder, "t-r", "guards.preflight", "modify", "proceeded", call,
+				call.withRefusal("Refunds above 1000 EUR need a manager"));
+		stop(recorder, turn, "completed");
+		RecordedHook preflight = recorder.turn("t-r").orElseThrow().hooks().get(0);
+		assertThat(preflight.before()).isEqualTo("refund {order=43}");
+		assertThat(preflight.after()).isEqualTo("refund {order=43}\nrefused: Refunds above 1000 EUR need a manager");
 	}
 
 	@Test
