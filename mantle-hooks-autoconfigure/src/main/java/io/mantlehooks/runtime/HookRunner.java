@@ -156,13 +156,11 @@ public class HookRunner implements DisposableBean {
 	 * policy to; it never completes exceptionally
 	 */
 	public <P extends HookPayload> CompletableFuture<ModifyResult<P>> run(HookPoint point, P payload, HookScope scope) {
-		HookMethod modifier = this.registry.modifier(point);
-		if (modifier == null || scope.skips(modifier.name())) {
+		CompletableFuture<ModifyResult<P>> result = startModifier(point, payload, scope);
+		if (result == null) {
 			observe(point, payload, scope);
 			return CompletableFuture.completedFuture(new ModifyResult.Proceed<>(payload));
 		}
-		checkPayload(point, payload);
-		CompletableFuture<ModifyResult<P>> result = this.modifyLane.start(modifier, payload, scope);
 		List<HookMethod> observers = observers(point, scope);
 		if (observers.isEmpty()) {
 			return result;
@@ -192,9 +190,19 @@ public class HookRunner implements DisposableBean {
 	 */
 	public <P extends HookPayload> CompletableFuture<ModifyResult<P>> runModifier(HookPoint point, P payload,
 			HookScope scope) {
+		CompletableFuture<ModifyResult<P>> result = startModifier(point, payload, scope);
+		return (result != null) ? result : CompletableFuture.completedFuture(new ModifyResult.Proceed<>(payload));
+	}
+
+	/**
+	 * Start the point's modify hook, unless it has none that runs in the scope.
+	 * @return its future, or {@code null} when no modify hook runs
+	 */
+	private <P extends HookPayload> @Nullable CompletableFuture<ModifyResult<P>> startModifier(HookPoint point,
+			P payload, HookScope scope) {
 		HookMethod modifier = this.registry.modifier(point);
 		if (modifier == null || scope.skips(modifier.name())) {
-			return CompletableFuture.completedFuture(new ModifyResult.Proceed<>(payload));
+			return null;
 		}
 		checkPayload(point, payload);
 		return this.modifyLane.start(modifier, payload, scope);

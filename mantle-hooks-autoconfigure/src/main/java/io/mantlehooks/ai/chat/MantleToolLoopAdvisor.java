@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import io.mantlehooks.ai.chat.TurnLoop.Decision;
 import io.mantlehooks.ai.chat.TurnLoop.State;
@@ -141,7 +142,7 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 		}
 		return emitted.concatWith(Flux.defer(() -> {
 			ChatClientResponse response = aggregated.get();
-			if (segments != null && segments.retracted()) {
+			if (segments != null && segments.rejection() != null) {
 				return retracted(state, segments);
 			}
 			if (response == null) {
@@ -151,8 +152,7 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			if (held != null && !ChatResponses.hasToolCalls(response.chatResponse())) {
 				// no tool calls: the round ends the reply, and its text goes out now
 				return segmented(state, segments, Flux.fromIterable(held), () -> true)
-					.concatWith(Flux.defer(() -> segments.retracted() ? retracted(state, segments)
-							: decide(state, round, response, chain, null)));
+					.concatWith(unlessRetracted(state, segments, () -> decide(state, round, response, chain, null)));
 			}
 			return decide(state, round, response, chain, held);
 		}));
@@ -175,8 +175,7 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 				return round(state, following, chain, chain.copy(this));
 			}
 			return segmented(state, segments, Flux.fromIterable(held), () -> false)
-				.concatWith(Flux.defer(() -> segments.retracted() ? retracted(state, segments)
-						: round(state, following, chain, chain.copy(this))));
+				.concatWith(unlessRetracted(state, segments, () -> round(state, following, chain, chain.copy(this))));
 		});
 	}
 
@@ -192,6 +191,14 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			state.streamed(ChatResponses.text(chunk.chatResponse()));
 			return state.withTurnUsageSoFar(chunk);
 		});
+	}
+
+	/**
+	 * What follows segments that a rejection may have ended: nothing more once it did.
+	 */
+	private Flux<ChatClientResponse> unlessRetracted(State state, SegmentedReply segments,
+			Supplier<Flux<ChatClientResponse>> next) {
+		return Flux.defer(() -> (segments.rejection() != null) ? retracted(state, segments) : next.get());
 	}
 
 	/**

@@ -38,16 +38,23 @@ final class OutgoingTextStage {
 	 * replies.
 	 */
 	boolean buffersReplies() {
-		HookMethod modifier = this.hooks.getRegistry().modifier(HookPoint.OUTGOING_TEXT);
-		return modifier != null && modifier.streamMode() == StreamMode.WHOLE;
+		return modifierStreams(this.hooks, StreamMode.WHOLE);
 	}
 
 	/**
 	 * Return whether the modify hook rewrites a streamed reply sentence by sentence.
 	 */
 	boolean cutsSentences() {
-		HookMethod modifier = this.hooks.getRegistry().modifier(HookPoint.OUTGOING_TEXT);
-		return modifier != null && modifier.streamMode() == StreamMode.SENTENCES;
+		return modifierStreams(this.hooks, StreamMode.SENTENCES);
+	}
+
+	/**
+	 * Return whether the application's outgoing-text modify hook sees streamed replies in
+	 * the given mode ({@code false} without one).
+	 */
+	static boolean modifierStreams(HookRunner hooks, StreamMode mode) {
+		HookMethod modifier = hooks.getRegistry().modifier(HookPoint.OUTGOING_TEXT);
+		return modifier != null && modifier.streamMode() == mode;
 	}
 
 	/**

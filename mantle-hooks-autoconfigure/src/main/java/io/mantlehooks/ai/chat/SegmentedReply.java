@@ -52,7 +52,7 @@ final class SegmentedReply {
 
 	private volatile int next;
 
-	private volatile @Nullable Reply retraction;
+	private volatile @Nullable Reply rejection;
 
 	SegmentedReply(OutgoingTextStage outgoing, Turn turn, ChatClientRequest request, Executor executor, Locale locale,
 			int maxLength) {
@@ -108,13 +108,6 @@ final class SegmentedReply {
 	}
 
 	/**
-	 * Return whether a segment was rejected, which ended the reply.
-	 */
-	boolean retracted() {
-		return this.retraction != null;
-	}
-
-	/**
 	 * Return the response that replaces everything streamed before it: the rejection's
 	 * reply (empty when that was rejected too), with the rejection's outcome.
 	 */
@@ -130,7 +123,7 @@ final class SegmentedReply {
 		int segment = this.next++;
 		return Steps.mono(this.outgoing.segment(this.turn, text, segment, ends), this.executor).map((reply) -> {
 			if (reply.outcome() != null) {
-				this.retraction = reply;
+				this.rejection = reply;
 				return retraction(chunk, reply);
 			}
 			return withText(chunk, (reply.text() != null) ? reply.text() : text);
@@ -152,7 +145,7 @@ final class SegmentedReply {
 	 * Return the rejection that ended the reply, else {@code null}.
 	 */
 	@Nullable Reply rejection() {
-		return this.retraction;
+		return this.rejection;
 	}
 
 	static boolean isRetraction(ChatClientResponse chunk) {

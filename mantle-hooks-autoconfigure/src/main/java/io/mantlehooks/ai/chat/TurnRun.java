@@ -3,7 +3,6 @@ package io.mantlehooks.ai.chat;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.ai.chat.IncomingMessageStage.Start;
@@ -12,7 +11,6 @@ import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.annotation.StreamMode;
 import io.mantlehooks.observation.TurnObservationContext;
 import io.mantlehooks.runtime.CallerContext;
-import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRunner;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
@@ -131,8 +129,7 @@ final class TurnRun {
 	 * sentence by sentence and may reject a sentence after others went out.
 	 */
 	boolean retracts() {
-		HookMethod modifier = this.edge.hooks().getRegistry().modifier(HookPoint.OUTGOING_TEXT);
-		return modifier != null && modifier.streamMode() == StreamMode.SENTENCES;
+		return OutgoingTextStage.modifierStreams(this.edge.hooks(), StreamMode.SENTENCES);
 	}
 
 	/**
