@@ -3,6 +3,8 @@ package io.mantlehooks;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import io.mantlehooks.runtime.AgentNames;
+
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.util.Assert;
 
@@ -76,6 +78,20 @@ public final class MantleHooks {
 	 */
 	public static final String RETRACTED = "mantle.retracted";
 
+	/**
+	 * Advisor param and response context key: the agent ({@code String}) whose hooks run
+	 * in the turn. Set it with {@link #agent(String)}; a client that sets none is the
+	 * {@link #DEFAULT_AGENT}. The response context always carries the turn's agent.
+	 */
+	public static final String AGENT = "mantle.agent";
+
+	/**
+	 * The agent of a {@code ChatClient} that names none. It runs the hooks without
+	 * {@link io.mantlehooks.annotation.ForAgent}, and the hooks scoped to
+	 * {@code @ForAgent("default")}.
+	 */
+	public static final String DEFAULT_AGENT = "default";
+
 	/** Advisor param: the approval id of a paused batch to run. */
 	public static final String APPROVE = "mantle.approve";
 
@@ -119,6 +135,24 @@ public final class MantleHooks {
 		Assert.notNull(call, "'call' must not be null");
 		Map<String, Object> callCopy = JsonValues.copyMap(call);
 		return (spec) -> spec.param(SENDER_ID, senderId).param(CHANNEL, channel).param(CALL, callCopy);
+	}
+
+	/**
+	 * Return an advisor spec customizer that names the agent of a turn: the hooks of that
+	 * agent run in it (those scoped to it with {@link io.mantlehooks.annotation.ForAgent}
+	 * and those without). Usually given once, to the client's builder: <pre class="code">
+	 * ChatClient support = builder.defaultAdvisors(MantleHooks.agent("support")).build();
+	 * </pre> A call made from inside a turn (a sub-agent called from a tool) runs its own
+	 * agent's hooks, or the enclosing turn's agent's when its client names none.
+	 * @param name the agent's name: 1 to 64 letters, digits, {@code .}, {@code _} or
+	 * {@code -}
+	 * @return the customizer to pass to {@code defaultAdvisors(...)} or
+	 * {@code advisors(...)}
+	 * @throws IllegalArgumentException when the name is not valid
+	 */
+	public static Consumer<ChatClient.AdvisorSpec> agent(String name) {
+		String agent = AgentNames.check(name);
+		return (spec) -> spec.param(AGENT, agent);
 	}
 
 	/**

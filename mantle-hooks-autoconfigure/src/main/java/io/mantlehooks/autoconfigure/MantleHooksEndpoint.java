@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeSet;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.mantlehooks.HookPoint;
@@ -194,21 +195,30 @@ public class MantleHooksEndpoint {
 	 */
 	@ReadOperation
 	public HooksDescriptor hooks() {
-		Map<String, PointDescriptor> points = new LinkedHashMap<>();
-		for (HookPoint point : HookPoint.values()) {
-			HookMethod modifier = this.registry.modifier(point);
-			List<HookDescriptor> observers = new ArrayList<>();
-			this.registry.observers(point).forEach((observer) -> observers.add(describe(observer)));
-			points.put(point.configName(),
-					new PointDescriptor((point.modifyAnnotation() != null) ? policy(point) : null,
-							(modifier != null) ? describe(modifier) : null, observers));
+		Map<String, PointDescriptor> points = describe(this.registry.everyAgent());
+		Map<String, Map<String, PointDescriptor>> agents = new LinkedHashMap<>();
+		for (String agent : this.registry.agents()) {
+			agents.put(agent, describe(this.registry.forAgent(agent)));
 		}
 		MantleHooksProperties.CircuitBreaker breaker = this.properties.getCircuitBreaker();
 		Limits limits = new Limits(this.properties.getObservers().getMaxConcurrent(),
 				this.properties.getModify().getMaxConcurrent(), this.properties.getMaxIterations(), breaker.isEnabled(),
 				new InFlight(this.runner.getObserversInFlight(), this.runner.getModifiersInFlight(),
 						VirtualHookExecutor.stragglers()));
-		return new HooksDescriptor(limits, points);
+		return new HooksDescriptor(limits, points, agents);
+	}
+
+	private static Map<String, PointDescriptor> describe(HookRegistry.HookSet hooks) {
+		Map<String, PointDescriptor> points = new LinkedHashMap<>();
+		for (HookPoint point : HookPoint.values()) {
+			HookMethod modifier = hooks.modifier(point);
+			List<HookDescriptor> observers = new ArrayList<>();
+			hooks.observers(point).forEach((observer) -> observers.add(describe(observer)));
+			points.put(point.configName(),
+					new PointDescriptor((point.modifyAnnotation() != null) ? policy(point) : null,
+							(modifier != null) ? describe(modifier) : null, observers));
+		}
+		return points;
 	}
 
 	private static HookDescriptor describe(HookMethod hook) {
@@ -218,7 +228,8 @@ public class MantleHooksEndpoint {
 		String circuit = (breaker != null) ? breaker.getState().name().toLowerCase(Locale.ROOT) : null;
 		return new HookDescriptor(hook.name(),
 				hook.method().getDeclaringClass().getName() + "." + hook.method().getName(), hook.timeout().toMillis(),
-				hook.timeoutSource().value(), circuit, hook.inFlight(), total(outcomes), outcomes);
+				hook.timeoutSource().value(), circuit, hook.inFlight(), total(outcomes), outcomes,
+				List.copyOf(new TreeSet<>(hook.agents())));
 	}
 
 	private static long total(Map<String, Long> outcomes) {
@@ -233,9 +244,14 @@ public class MantleHooksEndpoint {
 	 * What the endpoint returns.
 	 *
 	 * @param limits the lanes' limits and invocations in flight
-	 * @param points every point, by its configuration name
+	 * @param points every point, by its configuration name, with the hooks of every
+	 * agent: what a {@code ChatClient} that names no agent (or one no hook names) runs
+	 * @param agents per agent named by a {@code @ForAgent} hook, every point with the
+	 * hooks that agent runs (its own and those of every agent); empty when no hook names
+	 * an agent
 	 */
-	public record HooksDescriptor(Limits limits, Map<String, PointDescriptor> points) implements OperationResponseBody {
+	public record HooksDescriptor(Limits limits, Map<String, PointDescriptor> points,
+			Map<String, Map<String, PointDescriptor>> agents) implements OperationResponseBody {
 	}
 
 	/**
@@ -289,9 +305,11 @@ public class MantleHooksEndpoint {
 	 * @param inFlight its invocations in flight now
 	 * @param invocations its invocations since startup
 	 * @param outcomes its invocations since startup by outcome
+	 * @param agents the agents its {@code @ForAgent} names, sorted; empty when it belongs
+	 * to every agent
 	 */
 	public record HookDescriptor(String name, String method, long timeoutMs, String timeoutSource,
-			@Nullable String circuit, int inFlight, long invocations, Map<String, Long> outcomes) {
+			@Nullable String circuit, int inFlight, long invocations, Map<String, Long> outcomes, List<String> agents) {
 	}
 
 }

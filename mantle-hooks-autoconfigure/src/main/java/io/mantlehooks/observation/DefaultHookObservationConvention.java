@@ -44,7 +44,8 @@ public class DefaultHookObservationConvention implements HookObservationConventi
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(HookObservationContext context) {
-		return KeyValues.of(point(context), lane(context), hookName(context), outcome(context), toolRefused(context));
+		return KeyValues.of(point(context), lane(context), hookName(context), outcome(context), toolRefused(context),
+				agent(context));
 	}
 
 	@Override
@@ -71,6 +72,10 @@ public class DefaultHookObservationConvention implements HookObservationConventi
 	protected KeyValue toolRefused(HookObservationContext context) {
 		boolean refused = context.getOutput() instanceof ToolCallPayload call && call.refusal() != null;
 		return KeyValue.of(LowCardinalityKeyNames.TOOL_REFUSED, Boolean.toString(refused));
+	}
+
+	protected KeyValue agent(HookObservationContext context) {
+		return KeyValue.of(LowCardinalityKeyNames.AGENT, context.getAgent());
 	}
 
 	protected KeyValue turnId(HookObservationContext context) {

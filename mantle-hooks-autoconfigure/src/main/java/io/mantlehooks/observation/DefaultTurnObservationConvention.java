@@ -43,7 +43,7 @@ public class DefaultTurnObservationConvention implements TurnObservationConventi
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(TurnObservationContext context) {
-		return KeyValues.of(outcome(context), channel(context));
+		return KeyValues.of(outcome(context), channel(context), agent(context));
 	}
 
 	@Override
@@ -58,6 +58,10 @@ public class DefaultTurnObservationConvention implements TurnObservationConventi
 	protected KeyValue channel(TurnObservationContext context) {
 		return KeyValue.of(LowCardinalityKeyNames.CHANNEL,
 				context.getChannel().isEmpty() ? "none" : context.getChannel());
+	}
+
+	protected KeyValue agent(TurnObservationContext context) {
+		return KeyValue.of(LowCardinalityKeyNames.AGENT, context.getAgent());
 	}
 
 	protected KeyValue turnId(TurnObservationContext context) {

@@ -1,6 +1,7 @@
 package io.mantlehooks.observation;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.MantleHooks;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
@@ -20,6 +21,8 @@ public class HookObservationContext extends Observation.Context {
 	private final String turnId;
 
 	private String outcome = "unknown";
+
+	private String agent = MantleHooks.DEFAULT_AGENT;
 
 	private @Nullable Object input;
 
@@ -73,6 +76,23 @@ public class HookObservationContext extends Observation.Context {
 	 */
 	public String getTurnId() {
 		return this.turnId;
+	}
+
+	/**
+	 * Return the agent whose hooks ran for: the turn's agent.
+	 * @return the agent's name, {@code default} when the client named none
+	 */
+	public String getAgent() {
+		return this.agent;
+	}
+
+	/**
+	 * Set the agent whose hooks ran for: the turn's agent.
+	 * @param agent the agent's name
+	 */
+	public void setAgent(String agent) {
+		Assert.hasText(agent, "'agent' must not be empty");
+		this.agent = agent;
 	}
 
 	/**

@@ -86,6 +86,17 @@ public enum HookObservationDocumentation implements ObservationDocumentation {
 			public String asString() {
 				return "mantle.tool.refused";
 			}
+		},
+
+		/**
+		 * The agent whose hooks ran: the name the {@code ChatClient} gave to
+		 * {@code MantleHooks.agent(...)}, {@code default} when it named none.
+		 */
+		AGENT {
+			@Override
+			public String asString() {
+				return "mantle.agent";
+			}
 		}
 
 	}

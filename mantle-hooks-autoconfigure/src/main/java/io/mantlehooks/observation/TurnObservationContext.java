@@ -1,5 +1,6 @@
 package io.mantlehooks.observation;
 
+import io.mantlehooks.MantleHooks;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
@@ -24,6 +25,8 @@ public class TurnObservationContext extends Observation.Context {
 	private final String channel;
 
 	private String outcome = COMPLETED;
+
+	private String agent = MantleHooks.DEFAULT_AGENT;
 
 	private String senderId = "";
 
@@ -51,6 +54,23 @@ public class TurnObservationContext extends Observation.Context {
 	 */
 	public String getTurnId() {
 		return this.turnId;
+	}
+
+	/**
+	 * Return the agent whose hooks run in the turn.
+	 * @return the agent's name, {@code default} when the client named none
+	 */
+	public String getAgent() {
+		return this.agent;
+	}
+
+	/**
+	 * Set the agent whose hooks run in the turn.
+	 * @param agent the agent's name
+	 */
+	public void setAgent(String agent) {
+		Assert.hasText(agent, "'agent' must not be empty");
+		this.agent = agent;
 	}
 
 	/**

@@ -55,6 +55,17 @@ public enum TurnObservationDocumentation implements ObservationDocumentation {
 			public String asString() {
 				return "mantle.channel";
 			}
+		},
+
+		/**
+		 * The agent whose hooks ran: the name the {@code ChatClient} gave to
+		 * {@code MantleHooks.agent(...)}, {@code default} when it named none.
+		 */
+		AGENT {
+			@Override
+			public String asString() {
+				return "mantle.agent";
+			}
 		}
 
 	}

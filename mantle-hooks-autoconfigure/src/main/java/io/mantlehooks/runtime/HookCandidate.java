@@ -2,6 +2,7 @@ package io.mantlehooks.runtime;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.Set;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.annotation.StreamMode;
@@ -20,9 +21,10 @@ import org.springframework.util.ClassUtils;
  * @param annotationTimeoutMs the annotation's {@code timeoutMs}
  * @param streamMode what an outgoing-text modify hook sees of a streamed reply
  * ({@code WHOLE} for every other hook)
+ * @param agents the agents named by its {@code @ForAgent}, empty for every agent
  */
 record HookCandidate(String beanName, Method method, Class<? extends Annotation> annotationType, HookPoint point,
-		HookLane lane, long annotationTimeoutMs, StreamMode streamMode) {
+		HookLane lane, long annotationTimeoutMs, StreamMode streamMode, Set<String> agents) {
 
 	String hookName() {
 		return this.beanName + "." + this.method.getName();

@@ -5,6 +5,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -67,6 +68,8 @@ public final class HookMethod {
 
 	private final StreamMode streamMode;
 
+	private final Set<String> agents;
+
 	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean,
 			Duration timeout) {
 		this(beanName, point, lane, method, bean, timeout, TimeoutSource.LANE, HookGuards.defaults());
@@ -74,12 +77,13 @@ public final class HookMethod {
 
 	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean, Duration timeout,
 			TimeoutSource timeoutSource, HookGuards guards) {
-		this(beanName, point, lane, method, bean, timeout, timeoutSource, guards, StreamMode.WHOLE);
+		this(beanName, point, lane, method, bean, timeout, timeoutSource, guards, StreamMode.WHOLE, Set.of());
 	}
 
 	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean, Duration timeout,
-			TimeoutSource timeoutSource, HookGuards guards, StreamMode streamMode) {
+			TimeoutSource timeoutSource, HookGuards guards, StreamMode streamMode, Set<String> agents) {
 		this.streamMode = streamMode;
+		this.agents = Set.copyOf(agents);
 		this.name = beanName + "." + method.getName();
 		this.point = point;
 		this.lane = lane;
@@ -97,6 +101,24 @@ public final class HookMethod {
 			this.outcomes[i] = new LongAdder();
 		}
 		ReflectionUtils.makeAccessible(method);
+	}
+
+	/**
+	 * Return the agents the hook is scoped to with
+	 * {@link io.mantlehooks.annotation.ForAgent}.
+	 * @return the agents' names, empty when the hook belongs to every agent
+	 */
+	public Set<String> agents() {
+		return this.agents;
+	}
+
+	/**
+	 * Return whether the hook runs in turns of an agent.
+	 * @param agent the agent's name
+	 * @return whether it belongs to that agent (or to every agent)
+	 */
+	public boolean belongsTo(String agent) {
+		return this.agents.isEmpty() || this.agents.contains(agent);
 	}
 
 	/**
@@ -335,7 +357,7 @@ public final class HookMethod {
 	@Override
 	public String toString() {
 		return this.name + " (" + this.lane.name().toLowerCase() + " " + this.point.configName() + ", timeout "
-				+ this.timeout.toMillis() + "ms)";
+				+ this.timeout.toMillis() + "ms" + (this.agents.isEmpty() ? "" : ", agents " + this.agents) + ")";
 	}
 
 }

@@ -3,6 +3,7 @@ package io.mantlehooks.runtime;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -17,6 +18,7 @@ import java.util.stream.Collectors;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
+import io.mantlehooks.annotation.ForAgent;
 import io.mantlehooks.annotation.StreamMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -317,9 +319,52 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 			}
 			MergedAnnotation<Annotation> annotation = annotations.get(0);
 			Binding binding = BINDINGS.get(annotation.getType());
-			candidates.add(new HookCandidate(beanName, method, annotation.getType(), binding.point(), binding.lane(),
-					annotation.getLong("timeoutMs"), streamMode(annotation)));
+			HookCandidate candidate = new HookCandidate(beanName, method, annotation.getType(), binding.point(),
+					binding.lane(), annotation.getLong("timeoutMs"), streamMode(annotation),
+					agents(targetType, method));
+			checkAgents(candidate, targetType, problems);
+			candidates.add(candidate);
 		});
+	}
+
+	/**
+	 * The agents of a hook: its method's {@code @ForAgent}, else its class's; as
+	 * declared, so that invalid names reach {@link #checkAgents}.
+	 */
+	private static Set<String> agents(Class<?> targetType, Method method) {
+		MergedAnnotation<ForAgent> forAgent = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY)
+			.get(ForAgent.class);
+		if (!forAgent.isPresent()) {
+			forAgent = MergedAnnotations.from(targetType, SearchStrategy.TYPE_HIERARCHY).get(ForAgent.class);
+		}
+		if (!forAgent.isPresent()) {
+			return Set.of();
+		}
+		return new LinkedHashSet<>(Arrays.asList(forAgent.getStringArray(MergedAnnotation.VALUE)));
+	}
+
+	private static void checkAgents(HookCandidate candidate, Class<?> targetType, List<HookProblem> problems) {
+		boolean onMethod = MergedAnnotations.from(candidate.method(), SearchStrategy.TYPE_HIERARCHY)
+			.isPresent(ForAgent.class);
+		String where = onMethod ? "its method" : "its class " + targetType.getName();
+		if (candidate.agents().isEmpty()
+				&& MergedAnnotations.from(onMethod ? candidate.method() : targetType, SearchStrategy.TYPE_HIERARCHY)
+					.isPresent(ForAgent.class)) {
+			problems.add(new HookProblem(
+					candidate.describe() + " has @ForAgent without any agent name (on " + where
+							+ "), so it would run in no turn.",
+					"Name the agents, e.g. @ForAgent(\"support\"), or remove @ForAgent so the hook belongs to every "
+							+ "agent."));
+			return;
+		}
+		for (String agent : candidate.agents()) {
+			String problem = AgentNames.problem(agent);
+			if (problem != null) {
+				problems.add(new HookProblem(
+						candidate.describe() + " has an invalid @ForAgent name (on " + where + "): " + problem + ".",
+						"Use the name the ChatClient gives to MantleHooks.agent(...), e.g. @ForAgent(\"support\")."));
+			}
+		}
 	}
 
 	private static StreamMode streamMode(MergedAnnotation<Annotation> annotation) {
@@ -356,18 +401,25 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		HookTimeouts.Resolved timeout = this.timeouts.resolve(candidate.hookName(), candidate.point(), candidate.lane(),
 				candidate.annotationTimeoutMs());
 		return new HookMethod(beanName, candidate.point(), candidate.lane(), invocable, bean, timeout.timeout(),
-				timeout.source(), this.guards, candidate.streamMode());
+				timeout.source(), this.guards, candidate.streamMode(), candidate.agents());
 	}
 
-	private void logSummary(List<HookMethod> hooks) {
+	private static void logPoints(HookRegistry.HookSet hooks, String where) {
 		for (HookPoint point : HookPoint.values()) {
-			if (this.registry.hasHooks(point)) {
-				HookMethod modifier = this.registry.modifier(point);
-				List<HookMethod> observers = this.registry.observers(point);
-				logger.info("Hook point " + point.configName() + ": modify hook "
+			if (hooks.hasHooks(point)) {
+				HookMethod modifier = hooks.modifier(point);
+				List<HookMethod> observers = hooks.observers(point);
+				logger.info("Hook point " + point.configName() + where + ": modify hook "
 						+ ((modifier != null) ? "'" + modifier.name() + "'" : "none") + ", " + observers.size()
 						+ ((observers.size() == 1) ? " observer" : " observers"));
 			}
+		}
+	}
+
+	private void logSummary(List<HookMethod> hooks) {
+		logPoints(this.registry.everyAgent(), "");
+		for (String agent : this.registry.agents()) {
+			logPoints(this.registry.forAgent(agent), " in agent '" + agent + "'");
 		}
 		Set<String> names = new LinkedHashSet<>();
 		hooks.forEach((hook) -> names.add(hook.name()));

@@ -21,7 +21,7 @@ import org.springframework.core.ResolvableType;
  * Checks hook methods against the rules of their point and lane: one parameter of the
  * point's payload type, an allowed return type, only the control signals the point
  * supports (declared or constructed), a sensible {@code timeoutMs}, and at most one
- * modify hook per point.
+ * modify hook per point and agent.
  */
 final class HookMethodValidator {
 
@@ -70,18 +70,45 @@ final class HookMethodValidator {
 		}
 		List<HookProblem> problems = new ArrayList<>();
 		modifiers.forEach((point, declared) -> {
-			if (declared.size() > 1) {
-				String annotation = "@" + declared.get(0).annotationType().getSimpleName();
-				String observe = "@" + point.observeAnnotation().getSimpleName();
-				problems.add(new HookProblem("Point " + point.configName() + " has " + declared.size()
-						+ " modify hooks, but at most one is allowed: "
-						+ declared.stream().map(HookCandidate::describe).collect(Collectors.joining(" and ")) + ".",
-						"Keep one " + annotation
-								+ " method and merge the other logic into it, or make the others observe hooks ("
-								+ observe + ")."));
+			List<HookCandidate> everyAgent = declared.stream()
+				.filter((candidate) -> candidate.agents().isEmpty())
+				.toList();
+			if (everyAgent.size() > 1) {
+				problems.add(tooManyModifiers(point, everyAgent, ""));
+			}
+			Set<String> agents = new LinkedHashSet<>();
+			declared.forEach((candidate) -> agents.addAll(candidate.agents()));
+			for (String agent : agents) {
+				List<HookCandidate> inAgent = declared.stream()
+					.filter((candidate) -> candidate.agents().isEmpty() || candidate.agents().contains(agent))
+					.toList();
+				if (inAgent.size() > 1) {
+					problems.add(tooManyModifiers(point, inAgent, agent));
+				}
 			}
 		});
 		return problems;
+	}
+
+	private static HookProblem tooManyModifiers(HookPoint point, List<HookCandidate> declared, String agent) {
+		String annotation = "@" + declared.get(0).annotationType().getSimpleName();
+		String observe = "@" + point.observeAnnotation().getSimpleName();
+		if (agent.isEmpty()) {
+			return new HookProblem(
+					"Point " + point.configName() + " has " + declared.size()
+							+ " modify hooks, but at most one is allowed: "
+							+ declared.stream().map(HookCandidate::describe).collect(Collectors.joining(" and ")) + ".",
+					"Keep one " + annotation + " method and merge the other logic into it, or make the others observe "
+							+ "hooks (" + observe + "), or scope them to different agents with @ForAgent.");
+		}
+		return new HookProblem(
+				"Point " + point.configName() + " has " + declared.size() + " modify hooks in agent '" + agent
+						+ "', but at most one per agent is allowed (a modify hook without @ForAgent counts in every "
+						+ "agent): "
+						+ declared.stream().map(HookCandidate::describe).collect(Collectors.joining(" and ")) + ".",
+				"Keep one " + annotation + " method for agent '" + agent + "': merge the other logic into it, scope "
+						+ "the hook without @ForAgent to the other agents, or make the others observe hooks (" + observe
+						+ ").");
 	}
 
 	private void checkParameter(HookCandidate candidate, List<HookProblem> problems) {

@@ -46,6 +46,7 @@ final class HookObservations {
 		HookObservationContext context = new HookObservationContext(hook.name(), hook.point(),
 				(hook.lane() == HookLane.OBSERVE) ? "observe" : "modify", scope.turnId());
 		context.setInput(input);
+		context.setAgent(scope.agent());
 		Observation observation = HookObservationDocumentation.MANTLE_HOOK.observation(this.convention,
 				DEFAULT_CONVENTION, () -> context, this.registry);
 		Observation parent = scope.observation();

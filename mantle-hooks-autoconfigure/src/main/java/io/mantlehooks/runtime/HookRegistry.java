@@ -2,34 +2,51 @@ package io.mantlehooks.runtime;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.MantleHooks;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
 /**
- * The hooks of the application, per point: at most one modify hook and any number of
- * observe hooks. Filled once, after all singletons are instantiated; empty until then.
+ * The hooks of the application, per agent and point: in each agent at most one modify
+ * hook and any number of observe hooks per point. A hook without
+ * {@link io.mantlehooks.annotation.ForAgent} belongs to every agent; an agent no hook
+ * names runs those hooks only. Filled once, after all singletons are instantiated; empty
+ * until then.
  */
 public final class HookRegistry {
 
+	private static final Log logger = LogFactory.getLog(HookRegistry.class);
+
+	/** How many unknown agent names are remembered (and logged) at most. */
+	private static final int MAX_UNKNOWN_AGENTS_LOGGED = 256;
+
 	private static final HookPoint[] POINTS = HookPoint.values();
 
-	private static final PointHooks[] EMPTY = emptyHooks();
+	private volatile HookSet everyAgent = new HookSet(null, List.of());
 
-	private volatile PointHooks[] hooks = EMPTY;
+	private volatile Map<String, HookSet> agents = Map.of();
+
+	private volatile List<HookMethod> all = List.of();
 
 	private volatile boolean installed;
 
 	private volatile Set<HookPoint> pointsWithHooks = Set.of();
+
+	private final Set<String> unknownAgentsLogged = ConcurrentHashMap.newKeySet();
 
 	private final List<Consumer<HookRegistry>> installListeners = new CopyOnWriteArrayList<>();
 
@@ -40,28 +57,22 @@ public final class HookRegistry {
 	 */
 	void install(List<HookMethod> discovered) {
 		Assert.state(!this.installed, "Hooks have already been installed");
-		Map<HookPoint, List<HookMethod>> observers = new EnumMap<>(HookPoint.class);
-		Map<HookPoint, HookMethod> modifiers = new EnumMap<>(HookPoint.class);
-		for (HookMethod hook : discovered) {
-			if (hook.lane() == HookLane.MODIFY) {
-				HookMethod previous = modifiers.put(hook.point(), hook);
-				Assert.state(previous == null, () -> "Two modify hooks for " + hook.point().configName());
-			}
-			else {
-				observers.computeIfAbsent(hook.point(), (point) -> new ArrayList<>()).add(hook);
-			}
+		Set<String> named = new LinkedHashSet<>();
+		discovered.forEach((hook) -> named.addAll(hook.agents()));
+		Map<String, HookSet> sets = new LinkedHashMap<>();
+		for (String agent : named) {
+			sets.put(agent, new HookSet(agent, discovered));
 		}
-		PointHooks[] installedHooks = new PointHooks[POINTS.length];
+		HookSet unnamed = new HookSet(null, discovered);
 		Set<HookPoint> points = EnumSet.noneOf(HookPoint.class);
-		for (HookPoint point : POINTS) {
-			PointHooks pointHooks = new PointHooks(modifiers.get(point),
-					List.copyOf(observers.getOrDefault(point, List.of())));
-			installedHooks[point.ordinal()] = pointHooks;
-			if (pointHooks.modifier() != null || !pointHooks.observers().isEmpty()) {
-				points.add(point);
-			}
-		}
-		this.hooks = installedHooks;
+		discovered.forEach((hook) -> points.add(hook.point()));
+		List<HookMethod> ordered = new ArrayList<>(discovered);
+		// modify hooks first, then observers, each in point order
+		ordered.sort((left, right) -> (left.lane() != right.lane()) ? ((left.lane() == HookLane.MODIFY) ? -1 : 1)
+				: left.point().compareTo(right.point()));
+		this.agents = Map.copyOf(sets);
+		this.everyAgent = unnamed;
+		this.all = List.copyOf(ordered);
 		this.pointsWithHooks = Set.copyOf(points);
 		this.installed = true;
 		this.installListeners.forEach((listener) -> listener.accept(this));
@@ -91,45 +102,42 @@ public final class HookRegistry {
 	}
 
 	/**
-	 * Return the modify hook of a point.
-	 * @param point the point
-	 * @return the modify hook, or {@code null} when the point has none
+	 * Return the hooks that run in turns of an agent. An agent no hook names runs the
+	 * hooks that belong to every agent; the first turn of each such name is logged at
+	 * INFO, so a typo shows.
+	 * @param agent the agent's name
+	 * @return the agent's hooks
 	 */
-	public @Nullable HookMethod modifier(HookPoint point) {
-		return this.hooks[point.ordinal()].modifier();
+	public HookSet forAgent(String agent) {
+		HookSet set = this.agents.get(agent);
+		if (set != null) {
+			return set;
+		}
+		if (this.installed && !MantleHooks.DEFAULT_AGENT.equals(agent)) {
+			logUnknown(agent);
+		}
+		return this.everyAgent;
 	}
 
 	/**
-	 * Return the observe hooks of a point.
-	 * @param point the point
-	 * @return the observers, possibly empty
+	 * Return the hooks without {@link io.mantlehooks.annotation.ForAgent}: what an agent
+	 * no hook names runs.
+	 * @return the hooks of every agent
 	 */
-	public List<HookMethod> observers(HookPoint point) {
-		return this.hooks[point.ordinal()].observers();
+	public HookSet everyAgent() {
+		return this.everyAgent;
 	}
 
 	/**
-	 * Return whether a point has any hook. Callers check this before they build a
-	 * payload, so a point without hooks costs nothing more.
-	 * @param point the point
-	 * @return whether the point has a modify hook or an observer
+	 * Return the agents that hooks name in {@link io.mantlehooks.annotation.ForAgent}.
+	 * @return the agents' names, empty when every hook belongs to every agent
 	 */
-	public boolean hasHooks(HookPoint point) {
-		PointHooks pointHooks = this.hooks[point.ordinal()];
-		return pointHooks.modifier() != null || !pointHooks.observers().isEmpty();
+	public Set<String> agents() {
+		return this.agents.keySet();
 	}
 
 	/**
-	 * Return whether a point has a modify hook.
-	 * @param point the point
-	 * @return whether a modify hook is registered
-	 */
-	public boolean hasModifier(HookPoint point) {
-		return modifier(point) != null;
-	}
-
-	/**
-	 * Return the points that have at least one hook.
+	 * Return the points that have at least one hook, in any agent.
 	 * @return the points, empty before installation or when the application has none
 	 */
 	public Set<HookPoint> pointsWithHooks() {
@@ -137,29 +145,129 @@ public final class HookRegistry {
 	}
 
 	/**
-	 * Return every installed hook, modify hooks first, in point order.
+	 * Return every installed hook, of every agent, modify hooks first, in point order.
 	 * @return the hooks
 	 */
 	public List<HookMethod> hooks() {
-		List<HookMethod> all = new ArrayList<>();
-		for (PointHooks pointHooks : this.hooks) {
-			if (pointHooks.modifier() != null) {
-				all.add(pointHooks.modifier());
+		return this.all;
+	}
+
+	private void logUnknown(String agent) {
+		if (this.unknownAgentsLogged.size() < MAX_UNKNOWN_AGENTS_LOGGED && this.unknownAgentsLogged.add(agent)) {
+			logger.info("Agent '" + agent + "' is named by a ChatClient but by no @ForAgent hook: its turns run "
+					+ "the hooks of every agent only" + (this.agents.isEmpty() ? ""
+							: " (hooks name the agents " + new ArrayList<>(this.agents.keySet()) + ")"));
+		}
+	}
+
+	/**
+	 * The hooks of one agent, per point: at most one modify hook and any number of
+	 * observers. Immutable.
+	 */
+	public static final class HookSet {
+
+		private final @Nullable String agent;
+
+		private final @Nullable HookMethod[] modifiers = new HookMethod[POINTS.length];
+
+		private final List<HookMethod>[] observers;
+
+		@SuppressWarnings("unchecked")
+		HookSet(@Nullable String agent, List<HookMethod> discovered) {
+			this.agent = agent;
+			List<HookMethod>[] found = new List[POINTS.length];
+			Arrays.setAll(found, (index) -> new ArrayList<>());
+			for (HookMethod hook : discovered) {
+				if (!hook.agents().isEmpty() && (agent == null || !hook.agents().contains(agent))) {
+					continue;
+				}
+				int index = hook.point().ordinal();
+				if (hook.lane() == HookLane.MODIFY) {
+					HookMethod previous = this.modifiers[index];
+					Assert.state(previous == null,
+							() -> "Two modify hooks for " + hook.point().configName() + " in agent " + agent());
+					this.modifiers[index] = hook;
+				}
+				else {
+					found[index].add(hook);
+				}
 			}
+			Arrays.setAll(found, (index) -> List.copyOf(found[index]));
+			this.observers = found;
 		}
-		for (PointHooks pointHooks : this.hooks) {
-			all.addAll(pointHooks.observers());
+
+		/**
+		 * Return the agent these hooks are the set of.
+		 * @return the agent's name; {@code *} for the hooks of every agent, which is what
+		 * agents no hook names run
+		 */
+		public String agent() {
+			return (this.agent != null) ? this.agent : "*";
 		}
-		return all;
-	}
 
-	private static PointHooks[] emptyHooks() {
-		PointHooks[] empty = new PointHooks[POINTS.length];
-		Arrays.fill(empty, new PointHooks(null, List.of()));
-		return empty;
-	}
+		/**
+		 * Return the modify hook of a point.
+		 * @param point the point
+		 * @return the modify hook, or {@code null} when the point has none
+		 */
+		public @Nullable HookMethod modifier(HookPoint point) {
+			return this.modifiers[point.ordinal()];
+		}
 
-	private record PointHooks(@Nullable HookMethod modifier, List<HookMethod> observers) {
+		/**
+		 * Return the observe hooks of a point.
+		 * @param point the point
+		 * @return the observers, possibly empty
+		 */
+		public List<HookMethod> observers(HookPoint point) {
+			return this.observers[point.ordinal()];
+		}
+
+		/**
+		 * Return whether a point has any hook. Callers check this before they build a
+		 * payload, so a point without hooks costs nothing more.
+		 * @param point the point
+		 * @return whether the point has a modify hook or an observer
+		 */
+		public boolean hasHooks(HookPoint point) {
+			return this.modifiers[point.ordinal()] != null || !this.observers[point.ordinal()].isEmpty();
+		}
+
+		/**
+		 * Return whether a point has a modify hook.
+		 * @param point the point
+		 * @return whether a modify hook is registered
+		 */
+		public boolean hasModifier(HookPoint point) {
+			return this.modifiers[point.ordinal()] != null;
+		}
+
+		/**
+		 * Return whether a point has observers.
+		 * @param point the point
+		 * @return whether an observe hook is registered
+		 */
+		public boolean hasObservers(HookPoint point) {
+			return !this.observers[point.ordinal()].isEmpty();
+		}
+
+		/**
+		 * Return every hook of the agent, modify hooks first, in point order.
+		 * @return the hooks
+		 */
+		public List<HookMethod> hooks() {
+			List<HookMethod> hooks = new ArrayList<>();
+			for (HookMethod modifier : this.modifiers) {
+				if (modifier != null) {
+					hooks.add(modifier);
+				}
+			}
+			for (List<HookMethod> pointObservers : this.observers) {
+				hooks.addAll(pointObservers);
+			}
+			return hooks;
+		}
+
 	}
 
 }

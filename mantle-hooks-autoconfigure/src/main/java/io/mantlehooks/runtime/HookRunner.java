@@ -27,8 +27,8 @@ import org.springframework.util.Assert;
  * block.
  * <p>
  * A point without hooks costs a registry check: no thread hop, no copy. Callers that
- * build payloads should check {@link #hasHooks(HookPoint)} first so that a point without
- * hooks does not even build one.
+ * build payloads should check {@link #hasHooks(HookPoint, HookScope)} first so that a
+ * point without hooks does not even build one.
  */
 public class HookRunner implements DisposableBean {
 
@@ -101,30 +101,42 @@ public class HookRunner implements DisposableBean {
 	}
 
 	/**
-	 * Return whether a point has any hook.
-	 * @param point the point
-	 * @return whether a modify hook or observer is registered
+	 * Return the hooks that run in a scope: those of its agent.
+	 * @param scope the turn the hooks run for
+	 * @return the hooks of the scope's agent
 	 */
-	public boolean hasHooks(HookPoint point) {
-		return this.registry.hasHooks(point);
+	public HookRegistry.HookSet hooks(HookScope scope) {
+		return this.registry.forAgent(scope.agent());
 	}
 
 	/**
-	 * Return whether a point has a modify hook.
+	 * Return whether a point has any hook in a scope.
 	 * @param point the point
-	 * @return whether a modify hook is registered
+	 * @param scope the turn the hooks run for
+	 * @return whether a modify hook or observer of the scope's agent is registered
 	 */
-	public boolean hasModifier(HookPoint point) {
-		return this.registry.hasModifier(point);
+	public boolean hasHooks(HookPoint point, HookScope scope) {
+		return hooks(scope).hasHooks(point);
 	}
 
 	/**
-	 * Return whether a point has observers.
+	 * Return whether a point has a modify hook in a scope.
 	 * @param point the point
-	 * @return whether an observe hook is registered
+	 * @param scope the turn the hooks run for
+	 * @return whether a modify hook of the scope's agent is registered
 	 */
-	public boolean hasObservers(HookPoint point) {
-		return !this.registry.observers(point).isEmpty();
+	public boolean hasModifier(HookPoint point, HookScope scope) {
+		return hooks(scope).hasModifier(point);
+	}
+
+	/**
+	 * Return whether a point has observers in a scope.
+	 * @param point the point
+	 * @param scope the turn the hooks run for
+	 * @return whether an observe hook of the scope's agent is registered
+	 */
+	public boolean hasObservers(HookPoint point, HookScope scope) {
+		return hooks(scope).hasObservers(point);
 	}
 
 	/**
@@ -200,7 +212,7 @@ public class HookRunner implements DisposableBean {
 	 */
 	private <P extends HookPayload> @Nullable CompletableFuture<ModifyResult<P>> startModifier(HookPoint point,
 			P payload, HookScope scope) {
-		HookMethod modifier = this.registry.modifier(point);
+		HookMethod modifier = hooks(scope).modifier(point);
 		if (modifier == null || scope.skips(modifier.name())) {
 			return null;
 		}
@@ -209,11 +221,11 @@ public class HookRunner implements DisposableBean {
 	}
 
 	/**
-	 * The observers of a point that run in the scope: all but a hook whose own call the
-	 * scope belongs to.
+	 * The observers of a point that run in the scope: those of its agent but a hook whose
+	 * own call the scope belongs to.
 	 */
 	private List<HookMethod> observers(HookPoint point, HookScope scope) {
-		List<HookMethod> observers = this.registry.observers(point);
+		List<HookMethod> observers = hooks(scope).observers(point);
 		if (observers.isEmpty() || !scope.skipsAny()) {
 			return observers;
 		}
@@ -238,7 +250,7 @@ public class HookRunner implements DisposableBean {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			HookMethod modifier = this.registry.modifier(point);
+			HookMethod modifier = hooks(scope).modifier(point);
 			return new ModifyResult.Failed<>(new HookFailure((modifier != null) ? modifier.name() : "", point,
 					HookFailure.Kind.INTERRUPTED, null));
 		}

@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.function.Supplier;
 
+import io.mantlehooks.MantleHooks;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
@@ -20,10 +21,12 @@ public final class HookScope {
 	/** The MDC key that holds the turn id while the turn's hooks and the turn run. */
 	public static final String MDC_TURN_ID = "mantle.turn_id";
 
-	private static final HookScope NONE = new HookScope("", CallerContext.empty(), CallerContext.empty(), null, null,
-			Set.of());
+	private static final HookScope NONE = new HookScope("", MantleHooks.DEFAULT_AGENT, CallerContext.empty(),
+			CallerContext.empty(), null, null, Set.of());
 
 	private final String turnId;
+
+	private final String agent;
 
 	private final CallerContext caller;
 
@@ -37,9 +40,10 @@ public final class HookScope {
 	/** The hooks whose own calls this scope belongs to: they do not run again. */
 	private final Set<String> skippedHooks;
 
-	private HookScope(String turnId, CallerContext caller, CallerContext hookContext, @Nullable Observation observation,
-			@Nullable Binding binding, Set<String> skippedHooks) {
+	private HookScope(String turnId, String agent, CallerContext caller, CallerContext hookContext,
+			@Nullable Observation observation, @Nullable Binding binding, Set<String> skippedHooks) {
 		this.turnId = turnId;
+		this.agent = agent;
 		this.caller = caller;
 		this.hookContext = hookContext;
 		this.observation = observation;
@@ -56,8 +60,28 @@ public final class HookScope {
 	public static HookScope of(String turnId, CallerContext caller) {
 		Assert.notNull(turnId, "'turnId' must not be null");
 		Assert.notNull(caller, "'caller' must not be null");
-		return new HookScope(turnId, caller, turnId.isEmpty() ? caller : caller.withMdc(MDC_TURN_ID, turnId), null,
-				null, Set.of());
+		return new HookScope(turnId, MantleHooks.DEFAULT_AGENT, caller,
+				turnId.isEmpty() ? caller : caller.withMdc(MDC_TURN_ID, turnId), null, null, Set.of());
+	}
+
+	/**
+	 * Return this scope for the turn of an agent: that agent's hooks run in it.
+	 * @param agent the agent's name
+	 * @return the scope
+	 */
+	public HookScope withAgent(String agent) {
+		Assert.hasText(agent, "'agent' must not be empty");
+		return agent.equals(this.agent) ? this : new HookScope(this.turnId, agent, this.caller, this.hookContext,
+				this.observation, this.binding, this.skippedHooks);
+	}
+
+	/**
+	 * Return the agent whose hooks run in this scope.
+	 * @return the agent's name, {@link MantleHooks#DEFAULT_AGENT} when the client named
+	 * none
+	 */
+	public String agent() {
+		return this.agent;
 	}
 
 	/**
@@ -68,7 +92,8 @@ public final class HookScope {
 	 */
 	public HookScope withObservation(Observation observation) {
 		Assert.notNull(observation, "'observation' must not be null");
-		return new HookScope(this.turnId, this.caller, this.hookContext, observation, this.binding, this.skippedHooks);
+		return new HookScope(this.turnId, this.agent, this.caller, this.hookContext, observation, this.binding,
+				this.skippedHooks);
 	}
 
 	/**
@@ -79,7 +104,8 @@ public final class HookScope {
 	 */
 	public HookScope withBinding(Binding binding) {
 		Assert.notNull(binding, "'binding' must not be null");
-		return new HookScope(this.turnId, this.caller, this.hookContext, this.observation, binding, this.skippedHooks);
+		return new HookScope(this.turnId, this.agent, this.caller, this.hookContext, this.observation, binding,
+				this.skippedHooks);
 	}
 
 	/**
@@ -95,7 +121,7 @@ public final class HookScope {
 		}
 		Set<String> skipped = new LinkedHashSet<>(this.skippedHooks);
 		skipped.add(hookName);
-		return new HookScope(this.turnId, this.caller, this.hookContext, this.observation, this.binding,
+		return new HookScope(this.turnId, this.agent, this.caller, this.hookContext, this.observation, this.binding,
 				Collections.unmodifiableSet(skipped));
 	}
 
@@ -188,7 +214,7 @@ public final class HookScope {
 
 	@Override
 	public String toString() {
-		return "HookScope[turnId=" + this.turnId + "]";
+		return "HookScope[turnId=" + this.turnId + ", agent=" + this.agent + "]";
 	}
 
 	/**

@@ -107,12 +107,12 @@ class LoadIsNotAFaultTests {
 			// the fail-closed model-request hook redacted every prompt the model saw
 			assertThat(model.userTexts()).hasSize(2 * TURNS).noneMatch((text) -> text.contains("alice"));
 			HookRegistry registry = context.getBean(HookRegistry.class);
-			assertProceededOnly(registry.modifier(HookPoint.MODEL_REQUEST), 2 * TURNS);
-			assertProceededOnly(registry.modifier(HookPoint.MODEL_RESPONSE), 2 * TURNS);
-			assertProceededOnly(registry.modifier(HookPoint.TOOL_RESULT), TURNS);
-			assertProceededOnly(registry.modifier(HookPoint.OUTGOING_TEXT), TURNS);
+			assertProceededOnly(registry.everyAgent().modifier(HookPoint.MODEL_REQUEST), 2 * TURNS);
+			assertProceededOnly(registry.everyAgent().modifier(HookPoint.MODEL_RESPONSE), 2 * TURNS);
+			assertProceededOnly(registry.everyAgent().modifier(HookPoint.TOOL_RESULT), TURNS);
+			assertProceededOnly(registry.everyAgent().modifier(HookPoint.OUTGOING_TEXT), TURNS);
 			await().atMost(Duration.ofSeconds(60)).until(() -> hooks.observed.get() == 2 * TURNS);
-			HookMethod observer = registry.observers(HookPoint.MODEL_RESPONSE).get(0);
+			HookMethod observer = registry.everyAgent().observers(HookPoint.MODEL_RESPONSE).get(0);
 			assertThat(observer.rejectedInvocations()).isZero();
 			await().atMost(Duration.ofSeconds(60))
 				.until(() -> observer.outcomeCounts().get(HookOutcome.PROCEEDED) == 2 * TURNS);

@@ -63,7 +63,7 @@ class SentenceBurstTests {
 				.collectList()
 				.block(Duration.ofMinutes(5));
 			assertThat(replies).hasSize(TURNS).allSatisfy((reply) -> assertThat(reply).isEqualTo("ONE. TWO. THREE."));
-			HookMethod hook = context.getBean(HookRegistry.class).modifier(HookPoint.OUTGOING_TEXT);
+			HookMethod hook = context.getBean(HookRegistry.class).everyAgent().modifier(HookPoint.OUTGOING_TEXT);
 			Map<HookOutcome, Long> outcomes = hook.outcomeCounts();
 			assertThat(outcomes).containsEntry(HookOutcome.PROCEEDED, 3L * TURNS);
 			assertThat(outcomes.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(3L * TURNS);

@@ -75,17 +75,17 @@ class HookValidationTests {
 		this.contextRunner.withUserConfiguration(ValidHooksConfiguration.class).run((context) -> {
 			assertThat(context).hasNotFailed();
 			HookRegistry registry = context.getBean(HookRegistry.class);
-			assertThat(registry.modifier(HookPoint.MODEL_REQUEST)).extracting(HookMethod::name)
+			assertThat(registry.everyAgent().modifier(HookPoint.MODEL_REQUEST)).extracting(HookMethod::name)
 				.isEqualTo("validHooks.cool");
-			assertThat(registry.observers(HookPoint.MODEL_REQUEST)).extracting(HookMethod::name)
+			assertThat(registry.everyAgent().observers(HookPoint.MODEL_REQUEST)).extracting(HookMethod::name)
 				.containsExactly("validHooks.watch");
-			assertThat(registry.modifier(HookPoint.MODEL_RESPONSE)).extracting(HookMethod::name)
+			assertThat(registry.everyAgent().modifier(HookPoint.MODEL_RESPONSE)).extracting(HookMethod::name)
 				.isEqualTo("validHooks.retryUngrounded");
-			assertThat(registry.modifier(HookPoint.OUTGOING_TEXT)).extracting(HookMethod::name)
+			assertThat(registry.everyAgent().modifier(HookPoint.OUTGOING_TEXT)).extracting(HookMethod::name)
 				.isEqualTo("validHooks.trimAsync");
-			assertThat(registry.observers(HookPoint.OUTGOING_TEXT)).extracting(HookMethod::name)
+			assertThat(registry.everyAgent().observers(HookPoint.OUTGOING_TEXT)).extracting(HookMethod::name)
 				.containsExactly("validHooks.watchReactive");
-			assertThat(registry.hasHooks(HookPoint.TOOL_RESULT)).isFalse();
+			assertThat(registry.everyAgent().hasHooks(HookPoint.TOOL_RESULT)).isFalse();
 		});
 		assertThat(output).contains("Hook point model-request: modify hook 'validHooks.cool', 1 observer")
 			.contains("Hook point model-response: modify hook 'validHooks.retryUngrounded', 0 observers")
@@ -235,7 +235,7 @@ class HookValidationTests {
 	@Test
 	void composedAnnotationIsDiscovered() {
 		this.contextRunner.withUserConfiguration(ComposedAnnotationConfiguration.class).run((context) -> {
-			HookMethod modifier = context.getBean(HookRegistry.class).modifier(HookPoint.MODEL_REQUEST);
+			HookMethod modifier = context.getBean(HookRegistry.class).everyAgent().modifier(HookPoint.MODEL_REQUEST);
 			assertThat(modifier).isNotNull();
 			assertThat(modifier.name()).isEqualTo("composedHooks.cool");
 			assertThat(modifier.timeout()).hasMillis(1234);

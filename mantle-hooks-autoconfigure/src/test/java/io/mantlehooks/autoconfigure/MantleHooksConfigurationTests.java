@@ -53,8 +53,10 @@ class MantleHooksConfigurationTests {
 	void laneDefaultsApplyWithoutOtherConfiguration() {
 		this.contextRunner.run((context) -> {
 			HookRegistry registry = context.getBean(HookRegistry.class);
-			assertThat(registry.modifier(HookPoint.OUTGOING_TEXT).timeout()).isEqualTo(Duration.ofMillis(500));
-			assertThat(registry.observers(HookPoint.OUTGOING_TEXT).get(0).timeout()).isEqualTo(Duration.ofMillis(100));
+			assertThat(registry.everyAgent().modifier(HookPoint.OUTGOING_TEXT).timeout())
+				.isEqualTo(Duration.ofMillis(500));
+			assertThat(registry.everyAgent().observers(HookPoint.OUTGOING_TEXT).get(0).timeout())
+				.isEqualTo(Duration.ofMillis(100));
 		});
 	}
 
@@ -63,8 +65,9 @@ class MantleHooksConfigurationTests {
 		this.contextRunner.withPropertyValues("mantle.hooks.timeouts.observe=150ms", "mantle.hooks.timeouts.modify=2s")
 			.run((context) -> {
 				HookRegistry registry = context.getBean(HookRegistry.class);
-				assertThat(registry.modifier(HookPoint.OUTGOING_TEXT).timeout()).isEqualTo(Duration.ofSeconds(2));
-				assertThat(registry.observers(HookPoint.OUTGOING_TEXT).get(0).timeout())
+				assertThat(registry.everyAgent().modifier(HookPoint.OUTGOING_TEXT).timeout())
+					.isEqualTo(Duration.ofSeconds(2));
+				assertThat(registry.everyAgent().observers(HookPoint.OUTGOING_TEXT).get(0).timeout())
 					.isEqualTo(Duration.ofMillis(150));
 			});
 	}
@@ -76,10 +79,12 @@ class MantleHooksConfigurationTests {
 					"mantle.hooks.timeouts.point.model-request=3s")
 			.run((context) -> {
 				HookRegistry registry = context.getBean(HookRegistry.class);
-				assertThat(registry.modifier(HookPoint.OUTGOING_TEXT).timeout()).isEqualTo(Duration.ofSeconds(3));
-				assertThat(registry.observers(HookPoint.OUTGOING_TEXT).get(0).timeout())
+				assertThat(registry.everyAgent().modifier(HookPoint.OUTGOING_TEXT).timeout())
+					.isEqualTo(Duration.ofSeconds(3));
+				assertThat(registry.everyAgent().observers(HookPoint.OUTGOING_TEXT).get(0).timeout())
 					.isEqualTo(Duration.ofMillis(100));
-				assertThat(registry.observers(HookPoint.MODEL_REQUEST).get(0).timeout()).as("annotation on an observer")
+				assertThat(registry.everyAgent().observers(HookPoint.MODEL_REQUEST).get(0).timeout())
+					.as("annotation on an observer")
 					.isEqualTo(Duration.ofMillis(250));
 			});
 	}
@@ -88,7 +93,8 @@ class MantleHooksConfigurationTests {
 	void annotationTimeoutBeatsThePointTimeout() {
 		this.contextRunner.withPropertyValues("mantle.hooks.timeouts.point.model-request=3s").run((context) -> {
 			HookRegistry registry = context.getBean(HookRegistry.class);
-			assertThat(registry.modifier(HookPoint.MODEL_REQUEST).timeout()).isEqualTo(Duration.ofMillis(700));
+			assertThat(registry.everyAgent().modifier(HookPoint.MODEL_REQUEST).timeout())
+				.isEqualTo(Duration.ofMillis(700));
 		});
 	}
 
@@ -99,8 +105,9 @@ class MantleHooksConfigurationTests {
 					"mantle.hooks.timeouts.hook[timedHooks.cool]=4s", "mantle.hooks.timeouts.hook[timedHooks.watch]=5s")
 			.run((context) -> {
 				HookRegistry registry = context.getBean(HookRegistry.class);
-				assertThat(registry.modifier(HookPoint.MODEL_REQUEST).timeout()).isEqualTo(Duration.ofSeconds(4));
-				assertThat(registry.observers(HookPoint.MODEL_REQUEST).get(0).timeout())
+				assertThat(registry.everyAgent().modifier(HookPoint.MODEL_REQUEST).timeout())
+					.isEqualTo(Duration.ofSeconds(4));
+				assertThat(registry.everyAgent().observers(HookPoint.MODEL_REQUEST).get(0).timeout())
 					.isEqualTo(Duration.ofSeconds(5));
 			});
 	}
@@ -109,7 +116,8 @@ class MantleHooksConfigurationTests {
 	void hookTimeoutWorksInUnbracketedForm() {
 		this.contextRunner.withPropertyValues("mantle.hooks.timeouts.hook.timedHooks.cool=4s").run((context) -> {
 			HookRegistry registry = context.getBean(HookRegistry.class);
-			assertThat(registry.modifier(HookPoint.MODEL_REQUEST).timeout()).isEqualTo(Duration.ofSeconds(4));
+			assertThat(registry.everyAgent().modifier(HookPoint.MODEL_REQUEST).timeout())
+				.isEqualTo(Duration.ofSeconds(4));
 		});
 	}
 

@@ -111,7 +111,7 @@ class OperationsTests {
 		assertThat(hooks.holding.await(60, TimeUnit.SECONDS)).isTrue();
 		// a busy observer is never dropped: only a hung one (past its timeout, still
 		// running) is limited to observers.max-concurrent
-		HookMethod audit = app.getBean(HookRegistry.class).observers(HookPoint.MODEL_REQUEST).get(0);
+		HookMethod audit = app.getBean(HookRegistry.class).everyAgent().observers(HookPoint.MODEL_REQUEST).get(0);
 		await().atMost(Duration.ofSeconds(60)).until(() -> audit.abandonedInFlight() == 1);
 		openAi.text("Dropped.");
 		turns.put("dropped", turn("hold the audit again"));

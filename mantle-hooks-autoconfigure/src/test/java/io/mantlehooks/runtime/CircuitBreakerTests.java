@@ -56,7 +56,7 @@ class CircuitBreakerTests {
 				assertThat(failed.policy()).isEqualTo(HookPoint.FailPolicy.OPEN);
 			});
 			assertThat(hook.calls).hasValue(4);
-			HookMethod method = context.getBean(HookRegistry.class).modifier(HookPoint.MODEL_RESPONSE);
+			HookMethod method = context.getBean(HookRegistry.class).everyAgent().modifier(HookPoint.MODEL_RESPONSE);
 			assertThat(method.outcomeCounts()).containsEntry(HookOutcome.CRASH, 4L)
 				.containsEntry(HookOutcome.CIRCUIT_OPEN, 1L);
 			assertThat(method.circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.OPEN);
@@ -82,7 +82,7 @@ class CircuitBreakerTests {
 						runner.runAndWait(HookPoint.MODEL_RESPONSE, HookRunnerTests.response("hi"), HookScope.none()))
 					.isInstanceOf(ModifyResult.Signalled.class);
 			}
-			HookMethod method = context.getBean(HookRegistry.class).modifier(HookPoint.MODEL_RESPONSE);
+			HookMethod method = context.getBean(HookRegistry.class).everyAgent().modifier(HookPoint.MODEL_RESPONSE);
 			assertThat(method.circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.CLOSED);
 			assertThat(method.outcomeCounts()).containsEntry(HookOutcome.RETRIED, 10L);
 		});
@@ -95,6 +95,7 @@ class CircuitBreakerTests {
 					"mantle.hooks.circuit-breaker.hook.[flakyHook.check].wait-duration-in-open-state=1h")
 			.run((context) -> {
 				CircuitBreaker breaker = context.getBean(HookRegistry.class)
+					.everyAgent()
 					.modifier(HookPoint.MODEL_RESPONSE)
 					.circuitBreaker();
 				assertThat(breaker.getCircuitBreakerConfig().getFailureRateThreshold()).isEqualTo(20f);
@@ -109,16 +110,16 @@ class CircuitBreakerTests {
 	void disabledBreakersLeaveModifyHooksWithoutOne() {
 		this.contextRunner.withPropertyValues("mantle.hooks.circuit-breaker.enabled=false").run((context) -> {
 			HookRegistry registry = context.getBean(HookRegistry.class);
-			assertThat(registry.modifier(HookPoint.MODEL_RESPONSE).circuitBreaker()).isNull();
+			assertThat(registry.everyAgent().modifier(HookPoint.MODEL_RESPONSE).circuitBreaker()).isNull();
 		});
 	}
 
 	@Test
 	void observersHaveNoBreaker() {
-		this.contextRunner
-			.run((context) -> assertThat(context.getBean(HookRegistry.class).observers(HookPoint.MODEL_RESPONSE))
-				.singleElement()
-				.satisfies((observer) -> assertThat(observer.circuitBreaker()).isNull()));
+		this.contextRunner.run((context) -> assertThat(
+				context.getBean(HookRegistry.class).everyAgent().observers(HookPoint.MODEL_RESPONSE))
+			.singleElement()
+			.satisfies((observer) -> assertThat(observer.circuitBreaker()).isNull()));
 	}
 
 	@Test

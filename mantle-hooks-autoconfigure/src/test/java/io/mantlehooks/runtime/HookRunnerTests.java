@@ -313,7 +313,7 @@ class HookRunnerTests {
 			.run((context) -> {
 				HookRunner runner = context.getBean(HookRunner.class);
 				StragglingHook hook = context.getBean(StragglingHook.class);
-				HookMethod method = context.getBean(HookRegistry.class).modifier(HookPoint.OUTGOING_TEXT);
+				HookMethod method = context.getBean(HookRegistry.class).everyAgent().modifier(HookPoint.OUTGOING_TEXT);
 				try {
 					ModifyResult<OutgoingTextPayload> stalled = runner.runAndWait(HookPoint.OUTGOING_TEXT,
 							outgoing("stall"), HookScope.none());
@@ -347,7 +347,10 @@ class HookRunnerTests {
 			.run((context) -> {
 				HookRunner runner = context.getBean(HookRunner.class);
 				HungObserver observer = context.getBean(HungObserver.class);
-				HookMethod hook = context.getBean(HookRegistry.class).observers(HookPoint.OUTGOING_TEXT).get(0);
+				HookMethod hook = context.getBean(HookRegistry.class)
+					.everyAgent()
+					.observers(HookPoint.OUTGOING_TEXT)
+					.get(0);
 				try {
 					runner.observe(HookPoint.OUTGOING_TEXT, outgoing("first"), HookScope.none());
 					// it ignores the interrupt of its timeout: abandoned, still running

@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.MantleHooks;
+import io.mantlehooks.runtime.AgentNames;
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookGuards;
 import io.mantlehooks.runtime.HookMethod;
@@ -59,6 +61,8 @@ public final class HookTester implements AutoCloseable {
 
 	private final Duration observeTimeout;
 
+	private final String agent;
+
 	private HookTester(Builder builder) {
 		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
 		builder.beans.forEach(beanFactory::registerSingleton);
@@ -75,6 +79,39 @@ public final class HookTester implements AutoCloseable {
 		});
 		this.runner = new HookRunner(this.registry, this.executor);
 		this.observeTimeout = builder.observe;
+		this.agent = MantleHooks.DEFAULT_AGENT;
+	}
+
+	private HookTester(HookTester tester, String agent) {
+		this.registry = tester.registry;
+		this.runner = tester.runner;
+		this.executor = tester.executor;
+		this.observeTimeout = tester.observeTimeout;
+		this.agent = agent;
+	}
+
+	/**
+	 * Return a tester that runs the hooks of an agent, as a turn of a {@code ChatClient}
+	 * that names it with {@code MantleHooks.agent(agent)} would: the hooks
+	 * {@code @ForAgent} scopes to it and those without {@code @ForAgent}. This tester (a
+	 * client that names no agent) runs only the latter. Both share their hook threads:
+	 * closing either closes both. <pre class="code">
+	 * HookResult&lt;ModelRequestPayload&gt; result = hooks.forAgent("support").run(request);
+	 * </pre>
+	 * @param agent the agent's name
+	 * @return a tester for that agent
+	 * @throws IllegalArgumentException when the name is not a valid agent name
+	 */
+	public HookTester forAgent(String agent) {
+		return new HookTester(this, AgentNames.check(agent));
+	}
+
+	/**
+	 * Return the agent whose hooks this tester runs.
+	 * @return the agent's name, {@code default} unless made with {@link #forAgent}
+	 */
+	public String agent() {
+		return this.agent;
 	}
 
 	/**
@@ -113,11 +150,13 @@ public final class HookTester implements AutoCloseable {
 	public <P extends HookPayload> HookResult<P> run(P payload) {
 		Assert.notNull(payload, "'payload' must not be null");
 		HookPoint point = pointOf(payload);
-		List<HookMethod> observers = this.registry.observers(point);
+		HookScope scope = HookScope.none().withAgent(this.agent);
+		HookRegistry.HookSet hooks = this.runner.hooks(scope);
+		List<HookMethod> observers = hooks.observers(point);
 		List<Map<HookOutcome, Long>> before = observers.stream().map(HookMethod::outcomeCounts).toList();
-		ModifyResult<P> decided = this.runner.runAndWait(point, payload, HookScope.none());
+		ModifyResult<P> decided = this.runner.runAndWait(point, payload, scope);
 		Map<String, HookOutcome> observed = awaitObservers(observers, before);
-		HookMethod modifier = this.registry.modifier(point);
+		HookMethod modifier = hooks.modifier(point);
 		return new HookResult<>(point, payload, decided, (modifier != null) ? modifier.name() : null, observed);
 	}
 
@@ -131,12 +170,12 @@ public final class HookTester implements AutoCloseable {
 	}
 
 	/**
-	 * Return the hooks found, as {@code bean.method} names by point.
+	 * Return the hooks this tester's agent runs, as {@code bean.method} names by point.
 	 * @return the hook names
 	 */
 	public Map<HookPoint, List<String>> hooks() {
 		Map<HookPoint, List<String>> hooks = new EnumMap<>(HookPoint.class);
-		for (HookMethod hook : this.registry.hooks()) {
+		for (HookMethod hook : this.registry.forAgent(this.agent).hooks()) {
 			hooks.computeIfAbsent(hook.point(), (point) -> new ArrayList<>()).add(hook.name());
 		}
 		return hooks;

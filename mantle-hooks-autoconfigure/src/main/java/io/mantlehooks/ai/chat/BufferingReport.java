@@ -22,15 +22,24 @@ final class BufferingReport {
 		if (!logger.isInfoEnabled()) {
 			return;
 		}
-		HookMethod outgoing = registry.modifier(HookPoint.OUTGOING_TEXT);
-		HookMethod response = registry.modifier(HookPoint.MODEL_RESPONSE);
-		HookMethod toolCall = registry.modifier(HookPoint.TOOL_CALL);
+		log(registry.everyAgent(), "");
+		for (String agent : registry.agents()) {
+			log(registry.forAgent(agent), "In agent '" + agent + "': ");
+		}
+	}
+
+	private static void log(HookRegistry.HookSet hooks, String agent) {
+		HookMethod outgoing = hooks.modifier(HookPoint.OUTGOING_TEXT);
+		HookMethod response = hooks.modifier(HookPoint.MODEL_RESPONSE);
+		HookMethod toolCall = hooks.modifier(HookPoint.TOOL_CALL);
 		if (response != null) {
-			logger.info("Streamed replies are held until the model's completion is whole: the model-response hook '"
-					+ response.name() + "' needs the whole completion (it may retry it)");
+			logger.info(
+					agent + "Streamed replies are held until the model's completion is whole: the model-response hook '"
+							+ response.name() + "' needs the whole completion (it may retry it)");
 		}
 		if (outgoing != null && outgoing.streamMode() == StreamMode.WHOLE) {
-			logger.info("Streamed replies are held until they are complete: the outgoing-text hook '" + outgoing.name()
+			logger.info(agent + "Streamed replies are held until they are complete: the outgoing-text hook '"
+					+ outgoing.name()
 					+ "' sees whole replies; @ModifyOutgoingText(stream = StreamMode.SENTENCES) lets it rewrite them "
 					+ "sentence by sentence while they stream");
 		}
@@ -38,14 +47,14 @@ final class BufferingReport {
 			return;
 		}
 		if (outgoing != null) {
-			logger.info("With the tool-call hook '" + toolCall.name()
+			logger.info(agent + "With the tool-call hook '" + toolCall.name()
 					+ "', the text of a streamed round that may call tools is held until the round ends and, when it "
 					+ "called tools, until preflight decides (a retry discards it); requests without tools stream "
 					+ "sentence by sentence through '" + outgoing.name() + "'");
 		}
 		else {
-			logger.info("Streamed replies are held until they are complete: the tool-call hook '" + toolCall.name()
-					+ "' may discard a batch with the text that came with it");
+			logger.info(agent + "Streamed replies are held until they are complete: the tool-call hook '"
+					+ toolCall.name() + "' may discard a batch with the text that came with it");
 		}
 	}
 

@@ -49,7 +49,7 @@ final class IncomingMessageStage {
 		}
 		UserMessage original = (UserMessage) messages.get(userIndex);
 		UserMessage message = withoutDiscardedFlag(original);
-		if (!this.hooks.hasHooks(HookPoint.INCOMING_MESSAGE)) {
+		if (!this.hooks.hasHooks(HookPoint.INCOMING_MESSAGE, turn.scope())) {
 			return Step.done(
 					Start.proceed(withUserMessage(request, messages, userIndex, original, message), message.getText()));
 		}

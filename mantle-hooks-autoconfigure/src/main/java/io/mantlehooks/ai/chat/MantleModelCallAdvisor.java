@@ -81,7 +81,7 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 		return Flux.defer(() -> {
 			long started = System.nanoTime();
 			Flux<ChatClientResponse> chunks = CurrentTurnPropagation.subscribeWithin(turn, chain.nextStream(request));
-			if (this.stage.buffersResponses()) {
+			if (this.stage.buffersResponses(turn)) {
 				// the response hook must see the whole completion before any of it
 				// goes on
 				return aggregate(chunks)
@@ -89,7 +89,7 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 							this.executor))
 					.flux();
 			}
-			if (this.stage.observesResponses()) {
+			if (this.stage.observesResponses(turn)) {
 				StreamedResponse streamed = new StreamedResponse();
 				return chunks.doOnNext(streamed::add)
 					.doOnComplete(() -> this.stage.observe(turn, streamed, millisSince(started)));

@@ -83,7 +83,7 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 		}
 		Turn enclosing = CurrentTurn.get();
 		if (enclosing != null) {
-			Turn nested = enclosing.nested();
+			Turn nested = enclosing.nested(request.context());
 			return TurnContexts.leave(chain.nextCall(TurnContexts.enter(request, nested)), nested, null);
 		}
 		TurnRun run = TurnRun.begin(this.edge, request, CallerContext.capture(), null);
@@ -158,7 +158,7 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 				enclosing = outer;
 			}
 			if (enclosing != null) {
-				Turn nested = enclosing.nested();
+				Turn nested = enclosing.nested(request.context());
 				TurnContexts.Chunks chunks = new TurnContexts.Chunks(nested);
 				return TurnBoundAdvisor.bind(chain, this)
 					.nextStream(TurnContexts.enter(request, nested))

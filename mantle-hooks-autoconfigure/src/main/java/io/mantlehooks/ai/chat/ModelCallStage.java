@@ -51,12 +51,12 @@ final class ModelCallStage {
 	 * Return whether the response hook may change or discard a completion, so a stream
 	 * must be complete before anything of it goes on.
 	 */
-	boolean buffersResponses() {
-		return this.hooks.hasModifier(HookPoint.MODEL_RESPONSE);
+	boolean buffersResponses(Turn turn) {
+		return this.hooks.hasModifier(HookPoint.MODEL_RESPONSE, turn.scope());
 	}
 
-	boolean observesResponses() {
-		return this.hooks.hasObservers(HookPoint.MODEL_RESPONSE);
+	boolean observesResponses(Turn turn) {
+		return this.hooks.hasObservers(HookPoint.MODEL_RESPONSE, turn.scope());
 	}
 
 	/**
@@ -71,7 +71,7 @@ final class ModelCallStage {
 			messages = new ArrayList<>(messages);
 			messages.add(new SystemMessage(feedback));
 		}
-		if (!this.hooks.hasHooks(HookPoint.MODEL_REQUEST)) {
+		if (!this.hooks.hasHooks(HookPoint.MODEL_REQUEST, turn.scope())) {
 			return Step.done(Prepared.send((feedback != null) ? withPrompt(request, messages, null) : request));
 		}
 		ChatOptions options = request.prompt().getOptions();
@@ -99,7 +99,7 @@ final class ModelCallStage {
 	 * what the loop uses) or ask for another try ({@link RoundReport#retry}).
 	 */
 	Step<ChatClientResponse> review(Turn turn, ChatClientResponse response, long latencyMs) {
-		if (!this.hooks.hasHooks(HookPoint.MODEL_RESPONSE)) {
+		if (!this.hooks.hasHooks(HookPoint.MODEL_RESPONSE, turn.scope())) {
 			return Step.done(response);
 		}
 		AssistantMessage output = ChatResponses.output(response.chatResponse());

@@ -37,23 +37,23 @@ final class OutgoingTextStage {
 	 * reply must be held back until it is complete: a modify hook that sees whole
 	 * replies.
 	 */
-	boolean buffersReplies() {
-		return modifierStreams(this.hooks, StreamMode.WHOLE);
+	boolean buffersReplies(Turn turn) {
+		return modifierStreams(this.hooks, turn, StreamMode.WHOLE);
 	}
 
 	/**
 	 * Return whether the modify hook rewrites a streamed reply sentence by sentence.
 	 */
-	boolean cutsSentences() {
-		return modifierStreams(this.hooks, StreamMode.SENTENCES);
+	boolean cutsSentences(Turn turn) {
+		return modifierStreams(this.hooks, turn, StreamMode.SENTENCES);
 	}
 
 	/**
-	 * Return whether the application's outgoing-text modify hook sees streamed replies in
-	 * the given mode ({@code false} without one).
+	 * Return whether the turn's outgoing-text modify hook sees streamed replies in the
+	 * given mode ({@code false} without one).
 	 */
-	static boolean modifierStreams(HookRunner hooks, StreamMode mode) {
-		HookMethod modifier = hooks.getRegistry().modifier(HookPoint.OUTGOING_TEXT);
+	static boolean modifierStreams(HookRunner hooks, Turn turn, StreamMode mode) {
+		HookMethod modifier = hooks.hooks(turn.scope()).modifier(HookPoint.OUTGOING_TEXT);
 		return modifier != null && modifier.streamMode() == mode;
 	}
 
@@ -61,7 +61,7 @@ final class OutgoingTextStage {
 	 * Pass a completed reply through the hooks.
 	 */
 	Step<Reply> process(Turn turn, String text) {
-		if (!this.hooks.hasHooks(HookPoint.OUTGOING_TEXT)) {
+		if (!this.hooks.hasHooks(HookPoint.OUTGOING_TEXT, turn.scope())) {
 			return Step.done(new Reply(text, null));
 		}
 		return process(turn, turn.outgoingText(text), true);
@@ -126,8 +126,8 @@ final class OutgoingTextStage {
 	/**
 	 * Return whether observers want to see streamed replies.
 	 */
-	boolean observesStreamed() {
-		return this.hooks.hasObservers(HookPoint.OUTGOING_TEXT);
+	boolean observesStreamed(Turn turn) {
+		return this.hooks.hasObservers(HookPoint.OUTGOING_TEXT, turn.scope());
 	}
 
 	/**

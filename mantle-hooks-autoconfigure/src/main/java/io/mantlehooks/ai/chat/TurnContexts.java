@@ -39,7 +39,8 @@ final class TurnContexts {
 			return turn;
 		}
 		Turn current = CurrentTurn.get();
-		return (current != null) ? current.nested() : Turn.start(request.context(), CallerContext.capture());
+		return (current != null) ? current.nested(request.context())
+				: Turn.start(request.context(), CallerContext.capture());
 	}
 
 	/**
@@ -66,6 +67,7 @@ final class TurnContexts {
 		Map<String, @Nullable Object> context = new HashMap<>(source);
 		Rounds.INTERNAL_KEYS.forEach(context::remove);
 		context.put(MantleHooks.TURN_ID, turn.id());
+		context.put(MantleHooks.AGENT, turn.agent());
 		if (outcome != null) {
 			context.put(MantleHooks.OUTCOME, outcome.value());
 			context.put(MantleHooks.REASON, outcome.reason());

@@ -39,7 +39,7 @@ final class TurnLifecycle {
 		if (!this.state.compareAndSet(NEW, STARTED)) {
 			return false;
 		}
-		if (this.hooks.hasObservers(HookPoint.TURN_STARTED)) {
+		if (this.hooks.hasObservers(HookPoint.TURN_STARTED, this.turn.scope())) {
 			this.hooks.observe(HookPoint.TURN_STARTED, this.turn.turnStarted(), this.turn.scope());
 		}
 		return true;
@@ -50,7 +50,8 @@ final class TurnLifecycle {
 	 * @param status how it ended
 	 */
 	void end(TurnStatus status) {
-		if (this.state.getAndSet(ENDED) == STARTED && this.hooks.hasObservers(HookPoint.TURN_FINISHED)) {
+		if (this.state.getAndSet(ENDED) == STARTED
+				&& this.hooks.hasObservers(HookPoint.TURN_FINISHED, this.turn.scope())) {
 			this.hooks.observe(HookPoint.TURN_FINISHED, this.turn.turnFinished(status), this.turn.scope());
 		}
 	}

@@ -79,13 +79,13 @@ final class TurnLoop {
 	 * so no outgoing-text hook cuts it.
 	 */
 	Streaming streaming(Turn turn) {
-		if (this.hooks.hasModifier(HookPoint.MODEL_RESPONSE) || this.outgoing.buffersReplies()) {
+		if (this.hooks.hasModifier(HookPoint.MODEL_RESPONSE, turn.scope()) || this.outgoing.buffersReplies(turn)) {
 			return Streaming.BUFFERED;
 		}
-		if (this.outgoing.cutsSentences() && !turn.isNested()) {
+		if (this.outgoing.cutsSentences(turn) && !turn.isNested()) {
 			return Streaming.SEGMENTED;
 		}
-		return this.tools.buffersReplies() ? Streaming.BUFFERED : Streaming.LIVE;
+		return this.tools.buffersReplies(turn) ? Streaming.BUFFERED : Streaming.LIVE;
 	}
 
 	/**
@@ -94,7 +94,7 @@ final class TurnLoop {
 	 * whether a round calls tools is only known at its end.
 	 */
 	boolean holdsToolRounds(State state) {
-		return state.segments() != null && state.runsTools() && this.tools.buffersReplies();
+		return state.segments() != null && state.runsTools() && this.tools.buffersReplies(state.turn());
 	}
 
 	/**
@@ -136,7 +136,7 @@ final class TurnLoop {
 		ToolCallingChatOptions options = (ToolCallingChatOptions) state.request().prompt().getOptions();
 		return this.tools
 			.run(state.turn(), round.history(), options, response.chatResponse(),
-					this.hooks.hasModifier(HookPoint.MODEL_RESPONSE))
+					this.hooks.hasModifier(HookPoint.MODEL_RESPONSE, state.turn().scope()))
 			.then((batch) -> afterBatch(state, round, response, batch));
 	}
 
@@ -348,7 +348,7 @@ final class TurnLoop {
 	}
 
 	private void observeStreamed(State state) {
-		if (!state.turn().isNested() && this.outgoing.observesStreamed() && state.streamedText() != null) {
+		if (!state.turn().isNested() && this.outgoing.observesStreamed(state.turn()) && state.streamedText() != null) {
 			this.outgoing.observeStreamed(state.turn(), state.streamedText());
 		}
 	}

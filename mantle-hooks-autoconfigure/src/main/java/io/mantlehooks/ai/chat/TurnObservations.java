@@ -45,6 +45,7 @@ final class TurnObservations {
 		}
 		TurnObservationContext context = new TurnObservationContext(turn.id(), turn.channel().name());
 		context.setSenderId(turn.senderId());
+		context.setAgent(turn.agent());
 		// the conversation the transcript files the turn under, so tools can look it up
 		context.setConversationId(TranscriptRecorder.conversationOf(turn));
 		Observation observation = TurnObservationDocumentation.MANTLE_TURN.observation(this.convention,

@@ -129,7 +129,7 @@ final class TurnRun {
 	 * sentence by sentence and may reject a sentence after others went out.
 	 */
 	boolean retracts() {
-		return OutgoingTextStage.modifierStreams(this.edge.hooks(), StreamMode.SENTENCES);
+		return OutgoingTextStage.modifierStreams(this.edge.hooks(), this.turn, StreamMode.SENTENCES);
 	}
 
 	/**

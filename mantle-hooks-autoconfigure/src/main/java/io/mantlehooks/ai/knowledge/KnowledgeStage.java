@@ -14,6 +14,7 @@ import io.mantlehooks.Passage;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.CallerContext;
 import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.HookScope;
 import io.mantlehooks.runtime.ModifyResult;
 import org.jspecify.annotations.Nullable;
 
@@ -39,7 +40,7 @@ final class KnowledgeStage {
 	}
 
 	List<Document> search(String query, @Nullable Turn turn, Function<String, List<Document>> search) {
-		if (query == null || query.isBlank() || Boolean.TRUE.equals(SEARCHING.get()) || !hasHooks()) {
+		if (query == null || query.isBlank() || Boolean.TRUE.equals(SEARCHING.get()) || !hasHooks(turn)) {
 			// nested searches (a hooked retriever over a hooked vector store) are
 			// hooked once
 			return search.apply(query);
@@ -53,8 +54,14 @@ final class KnowledgeStage {
 		}
 	}
 
-	private boolean hasHooks() {
-		return this.hooks.hasHooks(HookPoint.KNOWLEDGE_QUERY) || this.hooks.hasHooks(HookPoint.KNOWLEDGE_RESULTS);
+	/**
+	 * Whether the turn's agent hooks searches; outside a turn, the default agent's hooks
+	 * run.
+	 */
+	private boolean hasHooks(@Nullable Turn turn) {
+		HookScope scope = (turn != null) ? turn.scope() : HookScope.none();
+		return this.hooks.hasHooks(HookPoint.KNOWLEDGE_QUERY, scope)
+				|| this.hooks.hasHooks(HookPoint.KNOWLEDGE_RESULTS, scope);
 	}
 
 	private List<Document> hookedSearch(String query, @Nullable Turn current, Function<String, List<Document>> search) {
@@ -74,7 +81,7 @@ final class KnowledgeStage {
 			return List.of();
 		}
 		List<Document> documents = search.apply(finalQuery);
-		if (!this.hooks.hasHooks(HookPoint.KNOWLEDGE_RESULTS)) {
+		if (!this.hooks.hasHooks(HookPoint.KNOWLEDGE_RESULTS, turn.scope())) {
 			return documents;
 		}
 		List<Passage> passages = documents.stream().map(KnowledgeStage::toPassage).toList();

@@ -110,7 +110,7 @@ final class DispatchedBatch {
 		ToolResultPayload payload = this.turn.toolResult(call.name(), ToolArguments.parse(call.arguments()), value,
 				failed);
 		ToolResultPayload result = payload;
-		if (this.hooks.hasHooks(HookPoint.TOOL_RESULT)) {
+		if (this.hooks.hasHooks(HookPoint.TOOL_RESULT, this.turn.scope())) {
 			ModifyResult<ToolResultPayload> hooked = this.hooks.runAndWait(HookPoint.TOOL_RESULT, payload,
 					this.turn.scope());
 			// fail open: a crash, timeout or ignored signal keeps the original result

@@ -91,10 +91,11 @@ public final class ToolBatch {
 	/**
 	 * Return whether a tool-call hook may still discard a batch, so the text that comes
 	 * with it must not be streamed before preflight.
-	 * @return whether a tool-call modify hook is registered
+	 * @param turn the turn
+	 * @return whether the turn's agent has a tool-call modify hook
 	 */
-	public boolean buffersReplies() {
-		return this.hooks.hasModifier(HookPoint.TOOL_CALL);
+	public boolean buffersReplies(Turn turn) {
+		return this.hooks.hasModifier(HookPoint.TOOL_CALL, turn.scope());
 	}
 
 	/**
@@ -117,8 +118,8 @@ public final class ToolBatch {
 			.orElseThrow(() -> new IllegalStateException("No tool call requested by the chat model"));
 		AssistantMessage output = generation.getOutput();
 		List<AssistantMessage.ToolCall> calls = output.getToolCalls();
-		boolean toolCallHooks = this.hooks.hasHooks(HookPoint.TOOL_CALL);
-		boolean toolResultHooks = this.hooks.hasHooks(HookPoint.TOOL_RESULT);
+		boolean toolCallHooks = this.hooks.hasHooks(HookPoint.TOOL_CALL, turn.scope());
+		boolean toolResultHooks = this.hooks.hasHooks(HookPoint.TOOL_RESULT, turn.scope());
 		Set<String> offered = offeredTools(options);
 		if (renamesPossible || toolCallHooks) {
 			for (AssistantMessage.ToolCall call : calls) {
@@ -163,7 +164,8 @@ public final class ToolBatch {
 				.done(new BatchOutcome.AwaitingApproval(history, output.mutate().toolCalls(preflight.asShown()).build(),
 						preflight.metadata, awaiting, preflight.refusals));
 		}
-		if (!this.hooks.hasHooks(HookPoint.TOOL_CALL) && !this.hooks.hasHooks(HookPoint.TOOL_RESULT)) {
+		if (!this.hooks.hasHooks(HookPoint.TOOL_CALL, turn.scope())
+				&& !this.hooks.hasHooks(HookPoint.TOOL_RESULT, turn.scope())) {
 			return Step.blocking(() -> dispatchUntouched(turn, history, options, response), Step::done);
 		}
 		return dispatch(turn, history, options, output, preflight);

@@ -25,7 +25,7 @@ public final class HookSteps {
 	 */
 	public static <P extends HookPayload> Step<ModifyResult<P>> run(HookRunner hooks, HookPoint point, P payload,
 			Turn turn) {
-		if (!hooks.hasModifier(point)) {
+		if (!hooks.hasModifier(point, turn.scope())) {
 			hooks.observe(point, payload, turn.scope());
 			return Step.done(new ModifyResult.Proceed<>(payload));
 		}
@@ -43,7 +43,7 @@ public final class HookSteps {
 	 */
 	public static <P extends HookPayload> Step<ModifyResult<P>> runModifier(HookRunner hooks, HookPoint point,
 			P payload, Turn turn) {
-		if (!hooks.hasModifier(point)) {
+		if (!hooks.hasModifier(point, turn.scope())) {
 			return Step.done(new ModifyResult.Proceed<>(payload));
 		}
 		return Step.await(hooks.runModifier(point, payload, turn.scope()), Step::done);

@@ -22,6 +22,7 @@ import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
+import io.mantlehooks.runtime.AgentNames;
 import io.mantlehooks.runtime.CallerContext;
 import io.mantlehooks.runtime.HookScope;
 import io.micrometer.observation.Observation;
@@ -87,13 +88,14 @@ public final class Turn {
 
 	/**
 	 * Start a turn from the advisor params of a request: sender id (the conversation id
-	 * when absent), channel (a {@link Channel} or a name), call metadata, message id and
-	 * voice flag.
+	 * when absent), channel (a {@link Channel} or a name), call metadata, message id,
+	 * voice flag and agent.
 	 * @param context the advisor context
 	 * @param caller the caller's thread context, restored wherever the turn's hooks run
 	 * @return the new turn
 	 * @throws IllegalArgumentException when the call metadata is not a map, or nests
-	 * deeper than payloads accept ({@link io.mantlehooks.PayloadTooDeepException})
+	 * deeper than payloads accept ({@link io.mantlehooks.PayloadTooDeepException}), or
+	 * the agent is not a valid name
 	 */
 	public static Turn start(Map<String, @Nullable Object> context, CallerContext caller) {
 		Object conversation = context.get(ChatMemory.CONVERSATION_ID);
@@ -109,7 +111,7 @@ public final class Turn {
 		return new Turn(id, (String) sender, conversationId, callOf(context.get(MantleHooks.CALL)),
 				channelOf(context.get(MantleHooks.CHANNEL)), (messageId != null) ? messageId.toString() : "",
 				Boolean.TRUE.equals(voice) || (voice instanceof String text && Boolean.parseBoolean(text)), false,
-				HookScope.of(id, caller));
+				HookScope.of(id, caller).withAgent(agentOf(context.get(MantleHooks.AGENT), MantleHooks.DEFAULT_AGENT)));
 	}
 
 	/**
@@ -149,6 +151,43 @@ public final class Turn {
 	public Turn nested() {
 		return this.nested ? this : new Turn(this.id, this.senderId, this.conversationId, this.call, this.channel,
 				this.messageId, this.voice, true, this.scope);
+	}
+
+	/**
+	 * Return a nested turn inside this one for a request made while this turn runs (a
+	 * sub-agent called from a tool): the same identity, marked nested, running the hooks
+	 * of the agent the request names, or of this turn's agent when it names none.
+	 * @param context the nested request's context
+	 * @return the nested turn
+	 * @throws IllegalArgumentException when the request names an invalid agent
+	 */
+	public Turn nested(Map<String, @Nullable Object> context) {
+		String agent = agentOf(context.get(MantleHooks.AGENT), agent());
+		if (agent.equals(agent())) {
+			return nested();
+		}
+		return new Turn(this.id, this.senderId, this.conversationId, this.call, this.channel, this.messageId,
+				this.voice, true, this.scope.withAgent(agent));
+	}
+
+	/**
+	 * Return the agent whose hooks run in this turn.
+	 * @return the agent's name, {@link MantleHooks#DEFAULT_AGENT} when the client named
+	 * none
+	 */
+	public String agent() {
+		return this.scope.agent();
+	}
+
+	private static String agentOf(@Nullable Object value, String otherwise) {
+		if (value == null) {
+			return otherwise;
+		}
+		if (!(value instanceof String name)) {
+			throw new IllegalArgumentException("Advisor param '" + MantleHooks.AGENT + "' must be a String, but is a "
+					+ value.getClass().getName());
+		}
+		return AgentNames.check(name);
 	}
 
 	/**
