@@ -4,6 +4,7 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 import io.mantlehooks.HookPayload;
+import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.runtime.HookFailure;
 import io.mantlehooks.runtime.HookOutcome;
 import org.assertj.core.api.AbstractAssert;
@@ -84,6 +85,22 @@ public final class HookAssertions {
 					|| !Objects.equals(this.actual.rejection().responseMessage().orElse(null), responseName)) {
 				failWithMessage("Expected the hook to reject with reason <%s> and reply <%s>, but: %s", reason,
 						responseName, this.actual);
+			}
+			return this;
+		}
+
+		/**
+		 * A tool-call hook refused the call with this message: the tool does not run and
+		 * the model reads the message as the call's (error) result. The hook proceeded;
+		 * the rest of its batch runs.
+		 * @param message the refusal the model reads
+		 * @return this assertion
+		 */
+		public HookResultAssert<P> isRefusedWith(String message) {
+			isNotNull();
+			if (!this.actual.proceeded() || !(this.actual.payload() instanceof ToolCallPayload call)
+					|| !message.equals(call.refusal())) {
+				failWithMessage("Expected the hook to refuse the tool call with <%s>, but: %s", message, this.actual);
 			}
 			return this;
 		}

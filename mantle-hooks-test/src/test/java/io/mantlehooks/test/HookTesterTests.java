@@ -1,6 +1,7 @@
 package io.mantlehooks.test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,6 +25,7 @@ import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
+import io.mantlehooks.annotation.ForAgent;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyKnowledgeQuery;
 import io.mantlehooks.annotation.ModifyKnowledgeResults;
@@ -41,10 +43,12 @@ import io.mantlehooks.runtime.HookOutcome;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.SystemMessage;
 import org.springframework.ai.chat.messages.UserMessage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The test kit's hook tester: each outcome a hook can have, asserted the way a user's
@@ -209,6 +213,79 @@ class HookTesterTests {
 		assertThatExceptionOfType(HookDefinitionException.class).isThrownBy(() -> HookTester.of(new WrongSignal()))
 			.withMessageContaining("wrongSignal.retryIncoming")
 			.withMessageContaining("RetryModel");
+	}
+
+	@Test
+	void anAgentsTesterRunsItsOwnHooksAndThoseOfEveryAgent() {
+		try (HookTester hooks = HookTester.of(new ShoutHooks(), new SupportHooks())) {
+			HookResult<ModelRequestPayload> plain = hooks.run(TestPayloads.modelRequest().user("hello").build());
+			assertThat(plain.payload().messages()).extracting(Message::getText).containsExactly("hello");
+			HookTester support = hooks.forAgent("support");
+			assertThat(support.agent()).isEqualTo("support");
+			HookResult<ModelRequestPayload> supported = support.run(TestPayloads.modelRequest().user("hello").build());
+			assertThat(supported.payload().messages()).extracting(Message::getText)
+				.containsExactly("Answer as support.", "hello");
+			// the hooks of every agent run for support too
+			HookResult<OutgoingTextPayload> text = support.run(TestPayloads.outgoingText("hi").build());
+			assertThat(text.payload().text()).isEqualTo("HI");
+			assertThat(support.hooks()).containsEntry(HookPoint.MODEL_REQUEST, List.of("supportHooks.rule"));
+			assertThat(hooks.hooks().get(HookPoint.MODEL_REQUEST)).isNull();
+		}
+	}
+
+	@Test
+	void anAgentsTesterRejectsAnInvalidName() {
+		try (HookTester hooks = HookTester.of(new SupportHooks())) {
+			assertThatIllegalArgumentException().isThrownBy(() -> hooks.forAgent("sup port"))
+				.withMessageContaining("may only hold letters, digits");
+		}
+	}
+
+	@Test
+	void aRefusedCallIsAssertedByItsMessage() {
+		try (HookTester hooks = HookTester.of(new RefundGuard())) {
+			HookResult<ToolCallPayload> refused = hooks
+				.run(TestPayloads.toolCall("refund").argument("amount", 5000).build());
+			HookAssertions.assertThat(refused).isRefusedWith("Refunds above 1000 EUR need a manager");
+			HookResult<ToolCallPayload> allowed = hooks
+				.run(TestPayloads.toolCall("refund").argument("amount", 30).build());
+			assertThatExceptionOfType(AssertionError.class)
+				.isThrownBy(
+						() -> HookAssertions.assertThat(allowed).isRefusedWith("Refunds above 1000 EUR need a manager"))
+				.withMessageContaining("Expected the hook to refuse the tool call");
+		}
+	}
+
+	@ForAgent("support")
+	static class SupportHooks {
+
+		@ModifyModelRequest
+		ModelRequestPayload rule(ModelRequestPayload request) {
+			List<Message> messages = new ArrayList<>();
+			messages.add(new SystemMessage("Answer as support."));
+			messages.addAll(request.messages());
+			return request.withMessages(messages);
+		}
+
+	}
+
+	static class ShoutHooks {
+
+		@ModifyOutgoingText
+		OutgoingTextPayload shout(OutgoingTextPayload text) {
+			return text.withText(text.text().toUpperCase());
+		}
+
+	}
+
+	static class RefundGuard {
+
+		@ModifyToolCall
+		ToolCallPayload limit(ToolCallPayload call) {
+			double amount = Double.parseDouble(String.valueOf(call.arguments().get("amount")));
+			return (amount > 1000) ? call.withRefusal("Refunds above 1000 EUR need a manager") : call;
+		}
+
 	}
 
 	static class GuardHooks {
