@@ -43,4 +43,17 @@ public record PendingApproval(String id, String conversationId, String senderId,
 		return BatchCalls.read(this.batch);
 	}
 
+	/**
+	 * Return the agent whose turn paused the batch: only a turn of that agent may decide
+	 * it, since that agent's hooks run for the calls' results. An {@link ApprovalResumer}
+	 * uses it to pick the agent's {@code ChatClient}.
+	 * @return the agent's name, {@link io.mantlehooks.MantleHooks#DEFAULT_AGENT} when the
+	 * client named none
+	 * @throws IllegalArgumentException when {@code batch} is not a batch the engine
+	 * stored
+	 */
+	public String agent() {
+		return BatchCalls.agent(this.batch);
+	}
+
 }

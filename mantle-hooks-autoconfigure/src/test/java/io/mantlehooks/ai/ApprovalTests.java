@@ -118,6 +118,29 @@ class ApprovalTests {
 	}
 
 	@Test
+	void onlyATurnOfTheAgentThatPausedTheBatchMayDecideIt(CapturedOutput output) {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")),
+				Reply.text("Order 42 is refunded."));
+		this.contextRunner.run((context) -> {
+			String approvalId = (String) turn(context, "Refund order 42", MantleHooks.agent("support")).context()
+				.get(MantleHooks.APPROVAL_ID);
+			assertThat(context.getBean(ApprovalStore.class).find(approvalId, Instant.now()))
+				.hasValueSatisfying((pending) -> assertThat(pending.agent()).isEqualTo("support"));
+			// a client of another agent would run other hooks on the results: refused,
+			// and the batch keeps waiting
+			ChatClientResponse wrongAgent = approve(context, approvalId);
+			assertThat(wrongAgent.context()).containsEntry(MantleHooks.OUTCOME, "approval_not_allowed");
+			assertThat(this.tools.calls).isEmpty();
+			ChatClientResponse answered = turn(context, "Yes, go ahead",
+					MantleHooks.approve(approvalId).andThen(MantleHooks.agent("support")));
+			assertThat(text(answered)).isEqualTo("Order 42 is refunded.");
+			assertThat(answered.context()).containsEntry(MantleHooks.AGENT, "support");
+			assertThat(this.tools.calls).containsExactly("refund 42-checked");
+		});
+		assertThat(output).contains("agent 'support' paused it, and this is a turn of agent 'default'");
+	}
+
+	@Test
 	void aStoreThatFailsRunsNothingAndTellsTheUserPlainly(CapturedOutput output) {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"42\"}")));
 		this.contextRunner.withBean(ApprovalStore.class, BrokenStore::new).run((context) -> {

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.mantlehooks.MantleHooks;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.json.JsonMapper;
@@ -38,7 +39,21 @@ final class StoredBatchCodec {
 	 * @return its JSON text
 	 */
 	static String write(StoredBatch batch) {
+		return write(batch, MantleHooks.DEFAULT_AGENT);
+	}
+
+	/**
+	 * Write a batch paused by a turn of an agent.
+	 * @param batch the batch
+	 * @param agent the agent whose turn paused it
+	 * @return its JSON text
+	 */
+	static String write(StoredBatch batch, String agent) {
 		Map<String, Object> json = new LinkedHashMap<>();
+		if (!MantleHooks.DEFAULT_AGENT.equals(agent)) {
+			// absent for the default agent: what batches stored before agents read as
+			json.put("agent", agent);
+		}
 		json.put("iteration", batch.iteration());
 		json.put("history", batch.history().stream().map(StoredBatchCodec::message).toList());
 		json.put("output", message(batch.output()));

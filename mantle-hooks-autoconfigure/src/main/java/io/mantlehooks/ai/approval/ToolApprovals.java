@@ -126,7 +126,7 @@ public final class ToolApprovals {
 		Instant now = this.clock.instant();
 		String id = UUID.randomUUID().toString();
 		this.store.save(new PendingApproval(id, turn.conversationId(), turn.senderId(), turn.channel().name(), now,
-				now.plus(this.ttl), StoredBatchCodec.write(batch)));
+				now.plus(this.ttl), StoredBatchCodec.write(batch, turn.agent())));
 		if (this.authorizer == null && turn.senderId().isEmpty() && turn.conversationId().isEmpty()) {
 			turn.scope()
 				.run(() -> logger.warn("Turn " + turn.id() + " paused batch '" + id
@@ -155,7 +155,8 @@ public final class ToolApprovals {
 			// a batch belongs to its conversation: from any other, there is none
 			return Claim.NOT_FOUND;
 		}
-		String refusal = refusal(approval, turn);
+		String wrongAgent = wrongAgent(approval, turn);
+		String refusal = (wrongAgent != null) ? wrongAgent : refusal(approval, turn);
 		if (refusal != null) {
 			turn.scope()
 				.run(() -> logger.warn("Turn " + turn.id() + " may not decide approval '" + id + "' of conversation '"
@@ -167,6 +168,24 @@ public final class ToolApprovals {
 		return this.store.claim(id, approval.conversationId(), now)
 			.map((claimed) -> new Claim(StoredBatchCodec.read(claimed.batch()), false))
 			.orElse(Claim.NOT_FOUND);
+	}
+
+	/**
+	 * Why a turn of another agent may not decide the batch: the resumed calls' results
+	 * and the model call after them would pass that agent's hooks, not the ones the batch
+	 * was paused under (a support agent's result redaction would not run).
+	 */
+	private static @Nullable String wrongAgent(PendingApproval approval, Turn turn) {
+		String agent;
+		try {
+			agent = approval.agent();
+		}
+		catch (IllegalArgumentException ex) {
+			// an unreadable batch fails when it is read after the claim, as before
+			return null;
+		}
+		return agent.equals(turn.agent()) ? null : "agent '" + agent + "' paused it, and this is a turn of agent '"
+				+ turn.agent() + "'; decide it through that agent's ChatClient";
 	}
 
 	/**
