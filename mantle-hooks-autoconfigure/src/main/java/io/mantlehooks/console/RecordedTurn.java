@@ -12,6 +12,8 @@ import org.jspecify.annotations.Nullable;
  * @param senderId the sender id
  * @param channel the channel name
  * @param conversationId the conversation id
+ * @param agent the agent whose hooks ran in the turn: the name its {@code ChatClient}
+ * gave with {@code MantleHooks.agent(...)}, {@code default} when it named none
  * @param outcome {@code completed}, {@code rejected}, {@code awaiting_approval}, ...;
  * {@code running} while the turn runs
  * @param start when the turn started
@@ -24,8 +26,8 @@ import org.jspecify.annotations.Nullable;
  * list tells turns apart; only with {@code mantle.hooks.console.include-text=true}, else
  * {@code null}, as it is for a turn without a user message
  */
-public record RecordedTurn(String id, String senderId, String channel, String conversationId, String outcome,
-		Instant start, double durationMs, @Nullable String approvalId, List<RecordedHook> hooks,
+public record RecordedTurn(String id, String senderId, String channel, String conversationId, String agent,
+		String outcome, Instant start, double durationMs, @Nullable String approvalId, List<RecordedHook> hooks,
 		@Nullable String messagePreview) {
 
 }

@@ -86,7 +86,7 @@ public final class TurnConsole {
 		List<RecordedTurn> turns = this.recorder.turns()
 			.stream()
 			.map((turn) -> new RecordedTurn(turn.id(), turn.senderId(), turn.channel(), turn.conversationId(),
-					turn.outcome(), turn.start(), turn.durationMs(), turn.approvalId(),
+					turn.agent(), turn.outcome(), turn.start(), turn.durationMs(), turn.approvalId(),
 					turn.hooks().stream().map(RecordedHook::withoutText).toList(), turn.messagePreview()))
 			.toList();
 		return new Turns(this.recorder.includesText(), this.resumer != null, (this.resumer != null) ? null : NO_RESUMER,

@@ -144,6 +144,8 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 
 		private final String conversationId;
 
+		private final String agent;
+
 		private final Instant start;
 
 		private final long startNanos;
@@ -170,6 +172,9 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 			this.senderId = turn.getSenderId();
 			this.channel = turn.getChannel();
 			this.conversationId = turn.getConversationId();
+			// set before the observation starts, and fixed for the turn: a nested call
+			// of another agent runs in this turn, under this turn's observation
+			this.agent = turn.getAgent();
 			this.texts = includeText ? turn : null;
 			this.start = start;
 			this.startNanos = startNanos;
@@ -219,7 +224,7 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 				invocations.add(new SegmentedReplies.Invocation(labelled.get(i), invocation.outgoingModify(),
 						invocation.segment(), invocation.finalSegment()));
 			}
-			return new RecordedTurn(this.id, this.senderId, this.channel, this.conversationId,
+			return new RecordedTurn(this.id, this.senderId, this.channel, this.conversationId, this.agent,
 					(this.outcome != null) ? this.outcome : "running", this.start, millis(end - this.startNanos),
 					this.approvalId, SegmentedReplies.group(invocations, includeText),
 					includeText ? PayloadText.firstWords(userText()) : null);

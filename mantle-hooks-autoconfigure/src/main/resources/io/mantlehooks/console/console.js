@@ -1,6 +1,8 @@
 // The turn console: lists recent turns from the mantlehooks Actuator endpoint and shows
 // one turn's hook invocations as a waterfall, what each modify hook changed, its waiting
-// approval and its transcript. A reply streamed in segments is one outgoing-text row with
+// approval and its transcript. Each turn shows its agent (the ChatClient's
+// MantleHooks.agent name, "default" for a client that names none), and the list filters
+// by agent as by outcome. A reply streamed in segments is one outgoing-text row with
 // its segments below it and, when a segment was rejected, what the rejection retracted.
 // The attempts of a retried model call are labelled; a row of the waterfall opens in full
 // on click. Data is inserted with textContent only.
@@ -9,6 +11,10 @@
   const endpoint = document.body.dataset.endpoint;
   const rows = document.getElementById('turns');
   const filter = document.getElementById('outcome-filter');
+  const agentFilter = document.getElementById('agent-filter');
+  // every agent seen since the page loaded: the filter keeps its choices when an
+  // agent's turns leave the list (the recorder keeps only the latest turns)
+  const agents = new Set();
   const status = document.getElementById('status');
   let selected = null;
   let canDecide = false;
@@ -79,19 +85,25 @@
   }
 
   function renderTurns(turns) {
+    addAgents(turns);
     const wanted = filter.value;
+    const agent = agentFilter.value;
     rows.replaceChildren();
-    const shown = turns.filter((turn) => !wanted || turn.outcome === wanted);
-    document.getElementById('empty').hidden = shown.length > 0;
+    const shown = turns.filter((turn) => (!wanted || turn.outcome === wanted) && (!agent || turn.agent === agent));
+    const empty = document.getElementById('empty');
+    empty.hidden = shown.length > 0;
+    empty.textContent = turns.length > 0 ? 'No turns match the filters.' : 'No turns recorded yet.';
     shown.forEach((turn) => {
       const row = el('tr');
       row.dataset.turnId = turn.id;
       row.dataset.outcome = turn.outcome;
+      row.dataset.agent = turn.agent;
       if (turn.id === selected) {
         row.classList.add('selected');
       }
       row.appendChild(el('td', 'time', new Date(turn.start).toLocaleTimeString([], { hour12: false })));
       row.appendChild(conversation(turn));
+      row.appendChild(el('td', 'agent', turn.agent));
       row.appendChild(el('td', 'sender', turn.senderId));
       row.appendChild(el('td', null, turn.channel));
       const outcome = el('td');
@@ -102,6 +114,22 @@
       row.addEventListener('click', () => select(turn.id));
       rows.appendChild(row);
     });
+  }
+
+  // The agent filter's choices: "all", then every agent seen, sorted; the choice made
+  // stays selected.
+  function addAgents(turns) {
+    const before = agents.size;
+    turns.forEach((turn) => agents.add(turn.agent));
+    if (agents.size === before) {
+      return;
+    }
+    const chosen = agentFilter.value;
+    const options = [el('option', null, 'all')];
+    options[0].value = '';
+    Array.from(agents).sort().forEach((name) => options.push(el('option', null, name)));
+    agentFilter.replaceChildren(...options);
+    agentFilter.value = chosen;
   }
 
   // What tells turns apart: the conversation and, when the console includes texts, the
@@ -139,7 +167,7 @@
     document.getElementById('turn-detail').hidden = false;
     document.getElementById('detail-title').textContent = 'Turn ' + turn.id;
     document.getElementById('detail-summary').textContent = turn.outcome + ' · ' + turn.durationMs.toFixed(1) +
-      ' ms · sender ' + turn.senderId + ' · channel ' + turn.channel + ' · conversation ' + turn.conversationId;
+      ' ms · agent ' + turn.agent + ' · sender ' + turn.senderId + ' · channel ' + turn.channel + ' · conversation ' + turn.conversationId;
     document.getElementById('hook-detail').hidden = true;
     renderWaterfall(turn);
     renderDiffs(turn.hooks);
@@ -521,6 +549,7 @@
 
   window.addEventListener('resize', () => placeTimings(document.getElementById('waterfall')));
   filter.addEventListener('change', loadTurns);
+  agentFilter.addEventListener('change', loadTurns);
   document.getElementById('refresh').addEventListener('click', loadTurns);
   loadTurns();
   if (location.hash.startsWith('#turn=')) {

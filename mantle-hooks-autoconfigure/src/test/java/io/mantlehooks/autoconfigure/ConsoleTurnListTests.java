@@ -5,12 +5,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.mantlehooks.Channel;
+import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.RetryModel;
+import io.mantlehooks.annotation.ForAgent;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyModelResponse;
+import io.mantlehooks.annotation.OnIncomingMessage;
 import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import org.junit.jupiter.api.AfterEach;
@@ -33,8 +36,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * What tells the console's turns and rows apart, as its JSON shows it over HTTP, from
  * turns through the real OpenAI client against the loopback server: each turn's
- * conversation and, only with texts, the first words of its message; and the attempts of
- * a model call a model-response hook sent back ({@code RetryModel}).
+ * conversation, its agent and, only with texts, the first words of its message; and the
+ * attempts of a model call a model-response hook sent back ({@code RetryModel}).
  */
 class ConsoleTurnListTests {
 
@@ -68,6 +71,39 @@ class ConsoleTurnListTests {
 			// the first words, cut at a word
 			assertThat(secondRow.get("messagePreview").asString())
 				.isEqualTo("Can you tell when my parcel ships? My email is…");
+		}
+	}
+
+	@Test
+	void eachTurnShowsTheAgentOfItsChatClient() throws Exception {
+		this.openAi.text("It ships on Monday.").text("Your invoice is on its way.").text("Order A-42 shipped.");
+		try (ConfigurableApplicationContext app = start(false)) {
+			ChatClient billing = app.getBean(ChatClient.Builder.class)
+				.defaultAdvisors(MantleHooks.agent("billing"))
+				.build();
+			String shop = chat(app, "c-parcel", "When does my parcel ship?");
+			String invoice = chat(billing, "c-invoice", "Send me my invoice");
+			String other = chat(app, "c-order", "Where is order A-42?");
+			JsonNode list = list(app, shop, invoice, other);
+
+			assertThat(row(list, shop).get("agent").asString()).isEqualTo(MantleHooks.DEFAULT_AGENT);
+			assertThat(row(list, invoice).get("agent").asString()).isEqualTo("billing");
+			assertThat(row(list, other).get("agent").asString()).isEqualTo(MantleHooks.DEFAULT_AGENT);
+			assertThat(detail(app, invoice).get("agent").asString()).isEqualTo("billing");
+			assertThat(detail(app, shop).get("agent").asString()).isEqualTo(MantleHooks.DEFAULT_AGENT);
+			// the billing turn's rows are the billing agent's hooks (observers run off
+			// the
+			// critical path: the row may come after the turn ended)
+			TurnConsole console = app.getBean(TurnConsole.class);
+			await().atMost(WAIT)
+				.until(() -> console.turn(invoice)
+					.orElseThrow()
+					.turn()
+					.hooks()
+					.stream()
+					.anyMatch((hook) -> hook.hook().equals("billingAudit.seen")));
+			assertThat(detail(app, invoice).get("hooks")).extracting((hook) -> hook.get("hook").asString())
+				.contains("billingAudit.seen");
 		}
 	}
 
@@ -138,9 +174,11 @@ class ConsoleTurnListTests {
 	}
 
 	private static String chat(ConfigurableApplicationContext app, String conversationId, String message) {
-		return (String) app.getBean(ChatClient.Builder.class)
-			.build()
-			.prompt()
+		return chat(app.getBean(ChatClient.Builder.class).build(), conversationId, message);
+	}
+
+	private static String chat(ChatClient client, String conversationId, String message) {
+		return (String) client.prompt()
 			.user(message)
 			.advisors(MantleHooks.identity("u-1", Channel.of("web")))
 			.advisors((advisors) -> advisors.param(ChatMemory.CONVERSATION_ID, conversationId))
@@ -186,6 +224,22 @@ class ConsoleTurnListTests {
 		@Bean
 		Grounding grounding() {
 			return new Grounding();
+		}
+
+		@Bean
+		BillingAudit billingAudit() {
+			return new BillingAudit();
+		}
+
+	}
+
+	/** An observer of the billing agent's messages only. */
+	@ForAgent("billing")
+	static class BillingAudit {
+
+		@OnIncomingMessage
+		void seen(IncomingMessagePayload message) {
+			// its row in the console is what the test looks for
 		}
 
 	}

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.observation.HookObservationContext;
 import io.mantlehooks.observation.TurnObservationContext;
@@ -99,6 +100,28 @@ class TurnRecorderTests {
 				assertThat(preview).isNull();
 			}
 			assertThat(recorder.turn("t-5").orElseThrow().messagePreview()).isNull();
+		}
+	}
+
+	@Test
+	void eachTurnKeepsItsAgentWithOrWithoutTexts() {
+		for (boolean includeText : new boolean[] { true, false }) {
+			TurnRecorder recorder = new TurnRecorder(10, includeText, Clock.systemUTC());
+			TurnObservationContext billing = new TurnObservationContext("t-billing", "web");
+			billing.setAgent("billing");
+			recorder.onStart(billing);
+			stop(recorder, billing, "completed");
+			// a client that names no agent
+			stop(recorder, turn(recorder, "t-default"), "completed");
+			TurnObservationContext running = new TurnObservationContext("t-running", "web");
+			running.setAgent("support");
+			recorder.onStart(running);
+
+			assertThat(recorder.turn("t-billing").orElseThrow().agent()).isEqualTo("billing");
+			assertThat(recorder.turn("t-default").orElseThrow().agent()).isEqualTo(MantleHooks.DEFAULT_AGENT);
+			assertThat(recorder.turn("t-running").orElseThrow().agent()).isEqualTo("support");
+			assertThat(recorder.turns()).extracting(RecordedTurn::agent)
+				.containsExactlyInAnyOrder("billing", "default", "support");
 		}
 	}
 
