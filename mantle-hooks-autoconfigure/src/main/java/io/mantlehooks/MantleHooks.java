@@ -3,8 +3,6 @@ package io.mantlehooks;
 import java.util.Map;
 import java.util.function.Consumer;
 
-import io.mantlehooks.runtime.AgentNames;
-
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.util.Assert;
 

@@ -91,9 +91,9 @@ final class ArchitectureTests {
 	 * uses them; see their {@code package-info}.
 	 */
 	static final Map<String, List<String>> PUBLIC_TYPES = Map.ofEntries(
-			Map.entry("io.mantlehooks", List.of("Channel", "HookPayload", "HookPoint", "HookRejection", "HookSignal",
-					"IncomingMessagePayload", "KnowledgeQueryPayload", "KnowledgeResultsPayload", "MantleHooks",
-					"ModelRequestPayload", "ModelResponsePayload", "ModelSettings", "ModelToolCall",
+			Map.entry("io.mantlehooks", List.of("AgentNames", "Channel", "HookPayload", "HookPoint", "HookRejection",
+					"HookSignal", "IncomingMessagePayload", "KnowledgeQueryPayload", "KnowledgeResultsPayload",
+					"MantleHooks", "ModelRequestPayload", "ModelResponsePayload", "ModelSettings", "ModelToolCall",
 					"OutgoingTextPayload", "Passage", "PayloadTooDeepException", "RetryModel", "ToolCallPayload",
 					"ToolResultPayload", "TurnFinishedPayload", "TurnStartedPayload", "TurnStatus")),
 			Map.entry("io.mantlehooks.annotation",
@@ -101,7 +101,7 @@ final class ArchitectureTests {
 							"ModifyModelRequest", "ModifyModelResponse", "ModifyOutgoingText", "ModifyToolCall",
 							"ModifyToolResult", "OnIncomingMessage", "OnKnowledgeQuery", "OnKnowledgeResults",
 							"OnModelRequest", "OnModelResponse", "OnOutgoingText", "OnToolCall", "OnToolResult",
-							"OnTurnFinished", "OnTurnStarted", "StreamMode")),
+							"OnTurnFinished", "OnTurnStarted", "StreamMode", "ForAgent")),
 			Map.entry("io.mantlehooks.approval",
 					List.of("ApprovalAuthorizer", "ApprovalCall", "ApprovalResumer", "ApprovalStore",
 							"InMemoryApprovalStore", "JdbcApprovalStore", "PendingApproval", "ToolApprovalPolicy")),

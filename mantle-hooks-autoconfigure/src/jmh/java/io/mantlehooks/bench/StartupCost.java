@@ -71,7 +71,7 @@ public final class StartupCost {
 				context.registerBeanDefinition("bean" + i, new RootBeanDefinition(classes.load(i)));
 			}
 			context.refresh();
-			int found = context.getBean(HookRegistry.class).observers(HookPoint.MODEL_REQUEST).size();
+			int found = context.getBean(HookRegistry.class).everyAgent().observers(HookPoint.MODEL_REQUEST).size();
 			if (found != (hooks ? beans : 0)) {
 				throw new IllegalStateException("Found " + found + " hooks");
 			}

@@ -83,6 +83,7 @@ public class TurnBenchmark {
 			// the hung hook's breaker opened after it timed out on 20 turns: from now on the
 			// point's fail policy applies at once
 			this.context.getBean(HookRegistry.class)
+				.everyAgent()
 				.modifier(HookPoint.MODEL_REQUEST)
 				.circuitBreaker()
 				.transitionToForcedOpenState();

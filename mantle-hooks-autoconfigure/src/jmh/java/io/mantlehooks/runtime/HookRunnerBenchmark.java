@@ -84,7 +84,7 @@ public class HookRunnerBenchmark {
 
 	@Benchmark
 	public boolean pointWithoutHooksCheck() {
-		return this.runner.hasHooks(HookPoint.KNOWLEDGE_QUERY);
+		return this.runner.hasHooks(HookPoint.KNOWLEDGE_QUERY, HookScope.none());
 	}
 
 	@Benchmark

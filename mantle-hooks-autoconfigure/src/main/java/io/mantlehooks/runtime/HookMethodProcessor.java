@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
+import io.mantlehooks.AgentNames;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.annotation.ForAgent;

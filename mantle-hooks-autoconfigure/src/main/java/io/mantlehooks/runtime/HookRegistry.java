@@ -2,12 +2,13 @@ package io.mantlehooks.runtime;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -59,7 +60,8 @@ public final class HookRegistry {
 		Assert.state(!this.installed, "Hooks have already been installed");
 		Set<String> named = new LinkedHashSet<>();
 		discovered.forEach((hook) -> named.addAll(hook.agents()));
-		Map<String, HookSet> sets = new LinkedHashMap<>();
+		// sorted: the startup log and the endpoint list agents in the same order
+		Map<String, HookSet> sets = new TreeMap<>();
 		for (String agent : named) {
 			sets.put(agent, new HookSet(agent, discovered));
 		}
@@ -70,7 +72,7 @@ public final class HookRegistry {
 		// modify hooks first, then observers, each in point order
 		ordered.sort((left, right) -> (left.lane() != right.lane()) ? ((left.lane() == HookLane.MODIFY) ? -1 : 1)
 				: left.point().compareTo(right.point()));
-		this.agents = Map.copyOf(sets);
+		this.agents = Collections.unmodifiableMap(sets);
 		this.everyAgent = unnamed;
 		this.all = List.copyOf(ordered);
 		this.pointsWithHooks = Set.copyOf(points);

@@ -12,10 +12,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.mantlehooks.AgentNames;
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
-import io.mantlehooks.runtime.AgentNames;
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookGuards;
 import io.mantlehooks.runtime.HookMethod;

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 
+import io.mantlehooks.AgentNames;
 import io.mantlehooks.Channel;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.KnowledgeQueryPayload;
@@ -22,7 +23,6 @@ import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
-import io.mantlehooks.runtime.AgentNames;
 import io.mantlehooks.runtime.CallerContext;
 import io.mantlehooks.runtime.HookScope;
 import io.micrometer.observation.Observation;
