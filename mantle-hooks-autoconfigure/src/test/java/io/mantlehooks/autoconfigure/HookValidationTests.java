@@ -28,6 +28,7 @@ import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.annotation.OnOutgoingText;
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookMethod;
+import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.HookScope;
@@ -367,6 +368,30 @@ class HookValidationTests {
 			assertThat(analyze(failure).getAction())
 				.contains("Use the name the ChatClient gives to MantleHooks.agent(...)");
 		});
+	}
+
+	@Test
+	void aModifyHookWithAnInvalidForAgentIsReportedForItsNameOnlyNotAsAConflict() {
+		this.contextRunner.withUserConfiguration(ValidHooksConfiguration.class)
+			.withBean("misnamed", MisnamedModifierHooks.class)
+			.run((context) -> {
+				HookDefinitionException failure = startupFailure(context);
+				// the hooks run in no turn or in no valid agent: counting them in a
+				// modify
+				// hook conflict would send the user after a problem that is not there
+				assertThat(failure.getProblems()).extracting(HookProblem::description)
+					.containsExactlyInAnyOrder("@ModifyModelRequest method 'misnamed.unnamed' ("
+							+ MisnamedModifierHooks.class.getName()
+							+ ".unnamed) has @ForAgent without any agent name (on its method), so it would run in "
+							+ "no turn.",
+							"@ModifyModelRequest method 'misnamed.spaced' (" + MisnamedModifierHooks.class.getName()
+									+ ".spaced) has an invalid @ForAgent name (on its method): agent name 'sup port' "
+									+ "may only hold letters, digits, '.', '_' and '-', starting with a letter or "
+									+ "digit.",
+							"@ModifyModelRequest method 'misnamed.spaced' (" + MisnamedModifierHooks.class.getName()
+									+ ".spaced) must take exactly one parameter of type ModelRequestPayload, but "
+									+ "takes ().");
+			});
 	}
 
 	@Test
@@ -893,6 +918,22 @@ class HookValidationTests {
 		@OnModelRequest
 		@ForAgent("sup port")
 		void spaced(ModelRequestPayload request) {
+		}
+
+	}
+
+	static class MisnamedModifierHooks {
+
+		@ModifyModelRequest
+		@ForAgent({})
+		ModelRequestPayload unnamed(ModelRequestPayload request) {
+			return request;
+		}
+
+		@ModifyModelRequest
+		@ForAgent("sup port")
+		ModelRequestPayload spaced() {
+			return null;
 		}
 
 	}
