@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -120,18 +121,19 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		List<HookProblem> guardProblems = this.guards.validate(this.circuitBreakerPrefix);
 		problems.addAll(guardProblems);
 		List<HookCandidate> candidates = new ArrayList<>();
+		Set<HookCandidate> misnamed = new HashSet<>();
 		for (String beanName : beanFactory.getBeanNamesForType(Object.class)) {
 			if (!ScopedProxyUtils.isScopedTarget(beanName)) {
 				Class<?> type = targetType(beanFactory, beanName);
 				if (type != null) {
-					collect(beanName, type, candidates, problems);
+					collect(beanName, type, candidates, misnamed, problems);
 				}
 			}
 		}
 		// a validator per run: what it reads of class files is not kept after startup
 		HookMethodValidator validator = new HookMethodValidator();
 		candidates.forEach((candidate) -> problems.addAll(validator.validate(candidate)));
-		problems.addAll(validator.checkOneModifierPerPoint(candidates));
+		problems.addAll(validator.checkOneModifierPerPoint(withoutMisnamed(candidates, misnamed)));
 		List<HookMethod> hooks = new ArrayList<>(candidates.size());
 		// hooks cannot get their guards while the guards' settings are invalid
 		for (HookCandidate candidate : guardProblems.isEmpty() ? candidates : List.<HookCandidate>of()) {
@@ -214,17 +216,18 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		List<HookProblem> problems = new ArrayList<>(this.timeouts.validate(this.timeoutsPrefix));
 		problems.addAll(this.guards.validate(this.circuitBreakerPrefix));
 		List<HookCandidate> candidates = new ArrayList<>();
+		Set<HookCandidate> misnamed = new HashSet<>();
 		for (String beanName : beanFactory.getBeanNamesForType(Object.class, true, false)) {
 			if (!ScopedProxyUtils.isScopedTarget(beanName)) {
 				Class<?> type = predictedType(beanFactory, beanName);
 				if (type != null) {
-					collect(beanName, type, candidates, problems);
+					collect(beanName, type, candidates, misnamed, problems);
 				}
 			}
 		}
 		HookMethodValidator validator = new HookMethodValidator();
 		candidates.forEach((candidate) -> problems.addAll(validator.validate(candidate)));
-		problems.addAll(validator.checkOneModifierPerPoint(candidates));
+		problems.addAll(validator.checkOneModifierPerPoint(withoutMisnamed(candidates, misnamed)));
 		if (!problems.isEmpty()) {
 			throw new HookDefinitionException(problems);
 		}
@@ -246,7 +249,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 			if (!ScopedProxyUtils.isScopedTarget(beanName)) {
 				Class<?> type = predictedType(beanFactory, beanName);
 				if (type != null) {
-					collect(beanName, type, candidates, ignored);
+					collect(beanName, type, candidates, new HashSet<>(), ignored);
 				}
 			}
 		}
@@ -291,8 +294,19 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		return type;
 	}
 
+	/**
+	 * The candidates to count in the modify-hook check: a hook whose {@code @ForAgent} is
+	 * already reported as invalid belongs to no agent we could name, so counting it (as a
+	 * hook of every agent, or of its misspelled agent) would report a conflict that is
+	 * not there.
+	 */
+	private static List<HookCandidate> withoutMisnamed(List<HookCandidate> candidates, Set<HookCandidate> misnamed) {
+		return misnamed.isEmpty() ? candidates
+				: candidates.stream().filter((candidate) -> !misnamed.contains(candidate)).toList();
+	}
+
 	private void collect(String beanName, Class<?> targetType, List<HookCandidate> candidates,
-			List<HookProblem> problems) {
+			Set<HookCandidate> misnamed, List<HookProblem> problems) {
 		if (this.classesWithoutHooks.contains(targetType)
 				|| !AnnotationUtils.isCandidateClass(targetType, BINDINGS.keySet())) {
 			return;
@@ -323,7 +337,9 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 			HookCandidate candidate = new HookCandidate(beanName, method, annotation.getType(), binding.point(),
 					binding.lane(), annotation.getLong("timeoutMs"), streamMode(annotation),
 					agents(targetType, method));
-			checkAgents(candidate, targetType, problems);
+			if (!checkAgents(candidate, targetType, problems)) {
+				misnamed.add(candidate);
+			}
 			candidates.add(candidate);
 		});
 	}
@@ -344,7 +360,11 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		return new LinkedHashSet<>(Arrays.asList(forAgent.getStringArray(MergedAnnotation.VALUE)));
 	}
 
-	private static void checkAgents(HookCandidate candidate, Class<?> targetType, List<HookProblem> problems) {
+	/**
+	 * Report an empty or invalid {@code @ForAgent}.
+	 * @return whether the hook's agents are valid
+	 */
+	private static boolean checkAgents(HookCandidate candidate, Class<?> targetType, List<HookProblem> problems) {
 		boolean onMethod = MergedAnnotations.from(candidate.method(), SearchStrategy.TYPE_HIERARCHY)
 			.isPresent(ForAgent.class);
 		String where = onMethod ? "its method" : "its class " + targetType.getName();
@@ -356,16 +376,19 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 							+ "), so it would run in no turn.",
 					"Name the agents, e.g. @ForAgent(\"support\"), or remove @ForAgent so the hook belongs to every "
 							+ "agent."));
-			return;
+			return false;
 		}
+		boolean valid = true;
 		for (String agent : candidate.agents()) {
 			String problem = AgentNames.problem(agent);
 			if (problem != null) {
 				problems.add(new HookProblem(
 						candidate.describe() + " has an invalid @ForAgent name (on " + where + "): " + problem + ".",
 						"Use the name the ChatClient gives to MantleHooks.agent(...), e.g. @ForAgent(\"support\")."));
+				valid = false;
 			}
 		}
+		return valid;
 	}
 
 	private static StreamMode streamMode(MergedAnnotation<Annotation> annotation) {

@@ -3,14 +3,23 @@ package io.mantlehooks.ai;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.MantleHooks;
+import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.annotation.ForAgent;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
+import io.mantlehooks.annotation.ModifyToolCall;
+import io.mantlehooks.annotation.OnToolResult;
+import io.mantlehooks.approval.ToolApprovalPolicy;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
@@ -27,6 +36,7 @@ import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -51,6 +61,8 @@ class TwoInstancesTests {
 	private static final String CONVERSATION = "conversation-42";
 
 	private static final String RACE = "conversation-43";
+
+	private static final String SUPPORT = "conversation-44";
 
 	private static EmbeddedPostgres postgres;
 
@@ -171,6 +183,74 @@ class TwoInstancesTests {
 		assertThat(tools(instanceA).refunds.get() + tools(instanceB).refunds.get()).isEqualTo(before + 1);
 	}
 
+	@Test
+	void aBatchPausedByAnAgentsHookIsApprovedOnTheOtherInstanceAndOnlyThatAgentRunsItsHooks() {
+		openAi.reply(Reply.toolCalls(new ToolCall("call_44", "cancel", "{\"order\":\"44\"}")),
+				Reply.text("Order 44 is cancelled."));
+		int cancelsBefore = cancels(instanceA) + cancels(instanceB);
+		ChatClientResponse paused = agentTurn(instanceA, "support", "Cancel order 44", null, SUPPORT);
+		assertThat(paused.context()).containsEntry(MantleHooks.OUTCOME, "awaiting_approval")
+			.containsEntry(MantleHooks.AGENT, "support");
+		assertThat(guard(instanceA).toolCalls).containsExactly("cancel");
+		assertThat(cancels(instanceA) + cancels(instanceB)).isEqualTo(cancelsBefore);
+		String approvalId = (String) paused.context().get(MantleHooks.APPROVAL_ID);
+
+		ChatClientResponse approved = agentTurn(instanceB, "support", "Yes, cancel it", approvalId, SUPPORT);
+		assertThat(text(approved)).isEqualTo("Order 44 is cancelled.");
+		assertThat(approved.context()).containsEntry(MantleHooks.AGENT, "support");
+		// run once, on B, and B's support hook saw its result
+		assertThat(cancels(instanceA) + cancels(instanceB)).isEqualTo(cancelsBefore + 1);
+		assertThat(guard(instanceB).toolResults).containsExactly("cancel: \"cancelled 44\"");
+		assertThat(guard(instanceA).toolResults).isEmpty();
+		// B runs the stored batch as A's hook left it, without that hook
+		assertThat(guard(instanceB).toolCalls).isEmpty();
+
+		// the default agent's clients, on either instance, run no support hook: the
+		// cancel needs no approval there
+		for (ConfigurableApplicationContext instance : List.of(instanceA, instanceB)) {
+			int cancels = cancels(instance);
+			openAi.reply(Reply.toolCalls(new ToolCall("call_45", "cancel", "{\"order\":\"45\"}")),
+					Reply.text("Order 45 is cancelled."));
+			ChatClientResponse direct = agentTurn(instance, null, "Cancel order 45", null, "conversation-45");
+			assertThat(direct.context()).doesNotContainKey(MantleHooks.APPROVAL_ID)
+				.containsEntry(MantleHooks.AGENT, MantleHooks.DEFAULT_AGENT);
+			assertThat(direct.context().get(MantleHooks.OUTCOME)).isNull();
+			assertThat(text(direct)).isEqualTo("Order 45 is cancelled.");
+			assertThat(cancels(instance)).isEqualTo(cancels + 1);
+		}
+		assertThat(guard(instanceA).toolCalls).containsExactly("cancel");
+		assertThat(guard(instanceB).toolCalls).isEmpty();
+		assertThat(guard(instanceA).toolResults).isEmpty();
+		assertThat(guard(instanceB).toolResults).containsExactly("cancel: \"cancelled 44\"");
+	}
+
+	private static ChatClientResponse agentTurn(ConfigurableApplicationContext instance, String agent, String text,
+			String approvalId, String conversation) {
+		ChatClient.Builder builder = instance.getBean(ChatClient.Builder.class);
+		if (agent != null) {
+			builder = builder.defaultAdvisors(MantleHooks.agent(agent));
+		}
+		ChatClient.ChatClientRequestSpec spec = builder.build()
+			.prompt()
+			.user(text)
+			.tools(instance.getBean(CountingCancelTools.class))
+			.advisors(MessageChatMemoryAdvisor.builder(instance.getBean(ChatMemory.class)).build())
+			.advisors((advisors) -> advisors.param(ChatMemory.CONVERSATION_ID, conversation))
+			.advisors(MantleHooks.identity("customer-7", Channel.of("web")));
+		if (approvalId != null) {
+			spec = spec.advisors(MantleHooks.approve(approvalId));
+		}
+		return spec.call().chatClientResponse();
+	}
+
+	private static int cancels(ConfigurableApplicationContext instance) {
+		return instance.getBean(CountingCancelTools.class).cancels.get();
+	}
+
+	private static SupportGuard guard(ConfigurableApplicationContext instance) {
+		return instance.getBean(SupportGuard.class);
+	}
+
 	private static void await(CountDownLatch latch) {
 		try {
 			latch.await();
@@ -225,6 +305,59 @@ class TwoInstancesTests {
 		@Bean
 		SpamFilter spamFilter() {
 			return new SpamFilter();
+		}
+
+		@Bean
+		CountingCancelTools cancelTools() {
+			return new CountingCancelTools();
+		}
+
+		@Bean
+		SupportGuard supportGuard() {
+			return new SupportGuard();
+		}
+
+		@Bean
+		ToolApprovalPolicy approvalAskedForByAHook() {
+			return (call) -> "required".equals(call.headers().get(SupportGuard.APPROVAL));
+		}
+
+	}
+
+	static class CountingCancelTools {
+
+		final AtomicInteger cancels = new AtomicInteger();
+
+		@Tool(name = "cancel", description = "Cancel an order")
+		String cancel(String order) {
+			this.cancels.incrementAndGet();
+			return "cancelled " + order;
+		}
+
+	}
+
+	/**
+	 * The support agent's guard: its tool-call hook asks for approval of every cancel (a
+	 * header the approval policy reads), and it watches the results.
+	 */
+	@ForAgent("support")
+	static class SupportGuard {
+
+		static final String APPROVAL = "x-approval";
+
+		final List<String> toolCalls = new CopyOnWriteArrayList<>();
+
+		final List<String> toolResults = new CopyOnWriteArrayList<>();
+
+		@ModifyToolCall
+		ToolCallPayload askForApproval(ToolCallPayload call) {
+			this.toolCalls.add(call.toolName());
+			return "cancel".equals(call.toolName()) ? call.withHeaders(Map.of(APPROVAL, "required")) : call;
+		}
+
+		@OnToolResult
+		void watch(ToolResultPayload result) {
+			this.toolResults.add(result.toolName() + ": " + result.value());
 		}
 
 	}

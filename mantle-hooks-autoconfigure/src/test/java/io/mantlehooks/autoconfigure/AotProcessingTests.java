@@ -2,17 +2,27 @@ package io.mantlehooks.autoconfigure;
 
 import java.io.IOException;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
+import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.ai.KeywordEmbeddingModel;
 import io.mantlehooks.ai.knowledge.KnowledgeBeanPostProcessor;
+import io.mantlehooks.annotation.ForAgent;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.runtime.HookDefinitionException;
+import io.mantlehooks.runtime.HookMethod;
+import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.HookScope;
+import io.mantlehooks.runtime.ModifyResult;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.vectorstore.SimpleVectorStore;
@@ -25,7 +35,10 @@ import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.aot.AotProcessingException;
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.annotation.AnnotationConfigUtils;
 import org.springframework.context.aot.ApplicationContextAotGenerator;
 import org.springframework.context.support.GenericApplicationContext;
@@ -88,7 +101,56 @@ class AotProcessingTests {
 		assertThat(proxy.getClass()).isSameAs(ahead);
 	}
 
+	@Test
+	void aPerAgentConflictFailsTheBuildAsItFailsStartup() {
+		AtomicReference<String> startup = new AtomicReference<>();
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class))
+			.withBean("hooks", AgentConflictHooks.class)
+			.run((context) -> startup.set(HookValidationTests.startupFailure(context).getMessage()));
+		String atStartup = startup.get();
+		assertThat(atStartup).contains("Point model-request has 2 modify hooks in agent 'support'");
+		assertThatExceptionOfType(AotProcessingException.class).isThrownBy(() -> process(AgentConflictHooks.class))
+			.havingCause()
+			.isInstanceOf(HookDefinitionException.class)
+			.withMessage(atStartup)
+			.withMessageContaining("@ModifyModelRequest method 'hooks.cool'")
+			.withMessageContaining("@ModifyModelRequest method 'hooks.redact'");
+	}
+
+	@Test
+	void anAgentScopedHookRunsOnlyInTurnsOfItsAgentInTheApplicationBuiltAheadOfTime() throws Exception {
+		Generated generated = process(ClassName.get(AotProcessingTests.class.getPackageName(), "AgentAotApp"),
+				AgentHooks.class);
+		ApplicationContextInitializer<GenericApplicationContext> initializer = GeneratedCode.load(generated.files(),
+				AotProcessingTests.class);
+		try (GenericApplicationContext context = new GenericApplicationContext()) {
+			initializer.initialize(context);
+			context.refresh();
+			HookRegistry registry = context.getBean(HookRegistry.class);
+			assertThat(registry.agents()).containsExactly("support");
+			assertThat(registry.forAgent("support").modifier(HookPoint.OUTGOING_TEXT)).extracting(HookMethod::name)
+				.isEqualTo("hooks.sign");
+			assertThat(registry.everyAgent().hooks()).isEmpty();
+			HookRunner runner = context.getBean(HookRunner.class);
+			assertThat(sent(runner, "support")).isEqualTo("Hello -- support");
+			assertThat(sent(runner, MantleHooks.DEFAULT_AGENT)).isEqualTo("Hello");
+			assertThat(sent(runner, "billing")).isEqualTo("Hello");
+		}
+	}
+
+	private static String sent(HookRunner runner, String agent) {
+		OutgoingTextPayload payload = new OutgoingTextPayload("Hello", false, "u1", null, null);
+		ModifyResult<OutgoingTextPayload> result = runner.runAndWait(HookPoint.OUTGOING_TEXT, payload,
+				HookScope.none().withAgent(agent));
+		assertThat(result).isInstanceOf(ModifyResult.Proceed.class);
+		return ((ModifyResult.Proceed<OutgoingTextPayload>) result).payload().text();
+	}
+
 	private static Generated process(Class<?>... configurations) {
+		return process(ClassName.get("com.example", "App"), configurations);
+	}
+
+	private static Generated process(ClassName target, Class<?>... configurations) {
 		GenericApplicationContext context = new GenericApplicationContext();
 		AnnotationConfigUtils.registerAnnotationConfigProcessors(context);
 		context.registerBean(HookApplication.class);
@@ -97,8 +159,8 @@ class AotProcessingTests {
 					configuration);
 		}
 		InMemoryGeneratedFiles files = new InMemoryGeneratedFiles();
-		DefaultGenerationContext generationContext = new DefaultGenerationContext(
-				new ClassNameGenerator(ClassName.get("com.example", "App")), files);
+		DefaultGenerationContext generationContext = new DefaultGenerationContext(new ClassNameGenerator(target),
+				files);
 		new ApplicationContextAotGenerator().processAheadOfTime(context, generationContext);
 		generationContext.writeGeneratedContent();
 		return new Generated(generationContext, files);
@@ -124,6 +186,31 @@ class AotProcessingTests {
 
 		@OnModelRequest
 		public void audit(ModelRequestPayload request) {
+		}
+
+	}
+
+	public static class AgentConflictHooks {
+
+		@ModifyModelRequest
+		public ModelRequestPayload cool(ModelRequestPayload request) {
+			return request;
+		}
+
+		@ModifyModelRequest
+		@ForAgent("support")
+		public ModelRequestPayload redact(ModelRequestPayload request) {
+			return request;
+		}
+
+	}
+
+	public static class AgentHooks {
+
+		@ModifyOutgoingText
+		@ForAgent("support")
+		public OutgoingTextPayload sign(OutgoingTextPayload text) {
+			return text.withText(text.text() + " -- support");
 		}
 
 	}

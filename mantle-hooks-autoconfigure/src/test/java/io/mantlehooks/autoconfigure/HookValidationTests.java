@@ -4,6 +4,7 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,11 +12,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.RetryModel;
 import io.mantlehooks.ToolCallPayload;
+import io.mantlehooks.annotation.ForAgent;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyModelResponse;
@@ -25,6 +28,7 @@ import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.annotation.OnOutgoingText;
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookMethod;
+import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.HookScope;
@@ -47,6 +51,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * Startup discovery and validation of hook methods, as a user sees it: the context starts
@@ -272,6 +277,189 @@ class HookValidationTests {
 				assertThat(failure.getProblems()).hasSize(2);
 				assertThat(failure.getMessage()).startsWith("Invalid mantle-hooks definitions:\n - ");
 			});
+	}
+
+	@Test
+	void twoModifyHooksOfOneAgentAtOnePointFailStartupNamingTheAgentAndBothMethods() {
+		this.contextRunner.withUserConfiguration(SupportRedactionConfiguration.class, SupportCoolingConfiguration.class)
+			.run((context) -> {
+				HookDefinitionException failure = startupFailure(context);
+				assertThat(failure.getProblems()).singleElement()
+					.satisfies((problem) -> assertThat(problem.description())
+						.startsWith("Point model-request has 2 modify hooks in agent 'support', but at most one per "
+								+ "agent is allowed")
+						.contains("@ModifyModelRequest method 'supportRedaction.redact'")
+						.contains("@ModifyModelRequest method 'supportCooling.cool'"));
+			});
+	}
+
+	@Test
+	void aModifyHookOfEveryAgentCountsInTheAgentOfAnotherModifyHook() {
+		this.contextRunner.withUserConfiguration(ValidHooksConfiguration.class, SupportRedactionConfiguration.class)
+			.run((context) -> {
+				HookDefinitionException failure = startupFailure(context);
+				assertThat(failure.getMessage()).contains("Point model-request has 2 modify hooks in agent 'support'")
+					.contains("(a modify hook without @ForAgent counts in every agent)")
+					.contains("@ModifyModelRequest method 'validHooks.cool'")
+					.contains("@ModifyModelRequest method 'supportRedaction.redact'");
+				FailureAnalysis analysis = analyze(failure);
+				assertThat(analysis.getDescription())
+					.contains("Point model-request has 2 modify hooks in agent 'support'")
+					.contains("validHooks.cool")
+					.contains("supportRedaction.redact");
+				assertThat(analysis.getAction()).contains("Keep one @ModifyModelRequest method for agent 'support'")
+					.contains("scope the hook without @ForAgent to the other agents")
+					.contains("@OnModelRequest");
+			});
+	}
+
+	@Test
+	void modifyHooksOfDifferentAgentsAtOnePointStartAndEachAgentRunsItsOwn(CapturedOutput output) {
+		this.contextRunner.withUserConfiguration(AgentSignaturesConfiguration.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			HookRegistry registry = context.getBean(HookRegistry.class);
+			assertThat(registry.agents()).containsExactlyInAnyOrder("support", "billing");
+			assertThat(registry.forAgent("support").modifier(HookPoint.OUTGOING_TEXT)).extracting(HookMethod::name)
+				.isEqualTo("supportSignature.sign");
+			assertThat(registry.forAgent("billing").modifier(HookPoint.OUTGOING_TEXT)).extracting(HookMethod::name)
+				.isEqualTo("billingSignature.sign");
+			assertThat(registry.everyAgent().modifier(HookPoint.OUTGOING_TEXT)).isNull();
+			HookRunner runner = context.getBean(HookRunner.class);
+			assertThat(signed(runner, "support")).isEqualTo("Hello -- support");
+			assertThat(signed(runner, "billing")).isEqualTo("Hello -- billing");
+			// a client that names no agent runs neither
+			assertThat(signed(runner, MantleHooks.DEFAULT_AGENT)).isEqualTo("Hello");
+		});
+		assertThat(output)
+			.contains("Hook point outgoing-text in agent 'support': modify hook 'supportSignature.sign', 0 observers")
+			.contains("Hook point outgoing-text in agent 'billing': modify hook 'billingSignature.sign', 0 observers");
+	}
+
+	@Test
+	void forAgentWithoutAnyNameFailsStartup() {
+		this.contextRunner.withBean("noAgent", NoAgentHooks.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getMessage()).contains("@OnOutgoingText method 'noAgent.watch'")
+				.contains("has @ForAgent without any agent name (on its method), so it would run in no turn");
+			assertThat(analyze(failure).getAction()).contains("Name the agents, e.g. @ForAgent(\"support\")");
+		});
+	}
+
+	@Test
+	void forAgentWithoutAnyNameOnAClassFailsStartupNamingTheClass() {
+		this.contextRunner.withBean("noAgentClass", NoAgentClassHooks.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getMessage()).contains("@OnOutgoingText method 'noAgentClass.watch'")
+				.contains("has @ForAgent without any agent name (on its class " + NoAgentClassHooks.class.getName()
+						+ ")");
+		});
+	}
+
+	@Test
+	void blankAndInvalidAgentNamesFailStartupWithTheNameRule() {
+		this.contextRunner.withBean("badNames", BadAgentNameHooks.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getProblems()).hasSize(2);
+			assertThat(failure.getMessage()).contains("@OnOutgoingText method 'badNames.blank'")
+				.contains("has an invalid @ForAgent name (on its method): an agent name must not be empty or blank")
+				.contains("@OnModelRequest method 'badNames.spaced'")
+				.contains("has an invalid @ForAgent name (on its method): agent name 'sup port' may only hold "
+						+ "letters, digits, '.', '_' and '-', starting with a letter or digit");
+			assertThat(analyze(failure).getAction())
+				.contains("Use the name the ChatClient gives to MantleHooks.agent(...)");
+		});
+	}
+
+	@Test
+	void aModifyHookWithAnInvalidForAgentIsReportedForItsNameOnlyNotAsAConflict() {
+		this.contextRunner.withUserConfiguration(ValidHooksConfiguration.class)
+			.withBean("misnamed", MisnamedModifierHooks.class)
+			.run((context) -> {
+				HookDefinitionException failure = startupFailure(context);
+				// the hooks run in no turn or in no valid agent: counting them in a
+				// modify
+				// hook conflict would send the user after a problem that is not there
+				assertThat(failure.getProblems()).extracting(HookProblem::description)
+					.containsExactlyInAnyOrder("@ModifyModelRequest method 'misnamed.unnamed' ("
+							+ MisnamedModifierHooks.class.getName()
+							+ ".unnamed) has @ForAgent without any agent name (on its method), so it would run in "
+							+ "no turn.",
+							"@ModifyModelRequest method 'misnamed.spaced' (" + MisnamedModifierHooks.class.getName()
+									+ ".spaced) has an invalid @ForAgent name (on its method): agent name 'sup port' "
+									+ "may only hold letters, digits, '.', '_' and '-', starting with a letter or "
+									+ "digit.",
+							"@ModifyModelRequest method 'misnamed.spaced' (" + MisnamedModifierHooks.class.getName()
+									+ ".spaced) must take exactly one parameter of type ModelRequestPayload, but "
+									+ "takes ().");
+			});
+	}
+
+	@Test
+	void forAgentOnAClassScopesEveryHookMethodAndAMethodsOwnWins() {
+		this.contextRunner.withBean("supportClass", SupportClassHooks.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			HookRegistry registry = context.getBean(HookRegistry.class);
+			HookRegistry.HookSet support = registry.forAgent("support");
+			assertThat(support.modifier(HookPoint.MODEL_REQUEST)).extracting(HookMethod::name)
+				.isEqualTo("supportClass.redact");
+			assertThat(support.observers(HookPoint.OUTGOING_TEXT)).extracting(HookMethod::name)
+				.containsExactly("supportClass.watch");
+			assertThat(support.modifier(HookPoint.MODEL_RESPONSE)).isNull();
+			HookRegistry.HookSet billing = registry.forAgent("billing");
+			assertThat(billing.modifier(HookPoint.MODEL_RESPONSE)).extracting(HookMethod::name)
+				.isEqualTo("supportClass.billingOnly");
+			assertThat(billing.hooks()).extracting(HookMethod::name).containsExactly("supportClass.billingOnly");
+			assertThat(registry.everyAgent().hooks()).isEmpty();
+			assertThat(registry.hooks()).extracting(HookMethod::name, HookMethod::agents)
+				.containsExactlyInAnyOrder(tuple("supportClass.redact", Set.of("support")),
+						tuple("supportClass.billingOnly", Set.of("billing")),
+						tuple("supportClass.watch", Set.of("support")));
+		});
+	}
+
+	@Test
+	void forAgentOnAClassCountsForEachMethodInTheModifyHookCheck() {
+		this.contextRunner.withUserConfiguration(SupportRedactionConfiguration.class)
+			.withBean("supportClass", SupportClassHooks.class)
+			.run((context) -> {
+				HookDefinitionException failure = startupFailure(context);
+				assertThat(failure.getMessage()).contains("Point model-request has 2 modify hooks in agent 'support'")
+					.contains("'supportClass.redact'")
+					.contains("'supportRedaction.redact'");
+			});
+	}
+
+	@Test
+	void composedAnnotationsCarryingForAgentScopeTheirHooks() {
+		this.contextRunner.withBean("composedAgent", ComposedAgentHooks.class)
+			.withBean("composedClass", ComposedAgentClassHooks.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				HookRegistry registry = context.getBean(HookRegistry.class);
+				assertThat(registry.forAgent("support").modifier(HookPoint.MODEL_REQUEST)).extracting(HookMethod::name)
+					.isEqualTo("composedAgent.redact");
+				assertThat(registry.forAgent("billing").modifier(HookPoint.OUTGOING_TEXT)).extracting(HookMethod::name)
+					.isEqualTo("composedClass.sign");
+				assertThat(registry.forAgent("support").modifier(HookPoint.OUTGOING_TEXT)).isNull();
+				assertThat(registry.everyAgent().hooks()).isEmpty();
+			});
+	}
+
+	@Test
+	void aComposedForAgentWithAnInvalidNameFailsStartup() {
+		this.contextRunner.withBean("badComposed", BadComposedAgentHooks.class).run((context) -> {
+			HookDefinitionException failure = startupFailure(context);
+			assertThat(failure.getMessage()).contains("@ModifyModelRequest method 'badComposed.redact'")
+				.contains("agent name 'sup port' may only hold letters");
+		});
+	}
+
+	private static String signed(HookRunner runner, String agent) {
+		OutgoingTextPayload payload = new OutgoingTextPayload("Hello", false, "u1", null, null);
+		ModifyResult<OutgoingTextPayload> result = runner.runAndWait(HookPoint.OUTGOING_TEXT, payload,
+				HookScope.none().withAgent(agent));
+		assertThat(result).isInstanceOf(ModifyResult.Proceed.class);
+		return ((ModifyResult.Proceed<OutgoingTextPayload>) result).payload().text();
 	}
 
 	@Test
@@ -622,6 +810,200 @@ class HookValidationTests {
 
 		@CoolingHook
 		ModelRequestPayload cool(ModelRequestPayload request) {
+			return request;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SupportRedactionConfiguration {
+
+		@Bean
+		SupportRedaction supportRedaction() {
+			return new SupportRedaction();
+		}
+
+	}
+
+	@ForAgent("support")
+	static class SupportRedaction {
+
+		@ModifyModelRequest
+		ModelRequestPayload redact(ModelRequestPayload request) {
+			return request;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SupportCoolingConfiguration {
+
+		@Bean
+		SupportCooling supportCooling() {
+			return new SupportCooling();
+		}
+
+	}
+
+	static class SupportCooling {
+
+		@ModifyModelRequest
+		@ForAgent("support")
+		ModelRequestPayload cool(ModelRequestPayload request) {
+			return request;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class AgentSignaturesConfiguration {
+
+		@Bean
+		SupportSignature supportSignature() {
+			return new SupportSignature();
+		}
+
+		@Bean
+		BillingSignature billingSignature() {
+			return new BillingSignature();
+		}
+
+	}
+
+	static class SupportSignature {
+
+		@ModifyOutgoingText
+		@ForAgent("support")
+		OutgoingTextPayload sign(OutgoingTextPayload text) {
+			return text.withText(text.text() + " -- support");
+		}
+
+	}
+
+	static class BillingSignature {
+
+		@ModifyOutgoingText
+		@ForAgent("billing")
+		OutgoingTextPayload sign(OutgoingTextPayload text) {
+			return text.withText(text.text() + " -- billing");
+		}
+
+	}
+
+	static class NoAgentHooks {
+
+		@OnOutgoingText
+		@ForAgent({})
+		void watch(OutgoingTextPayload text) {
+		}
+
+	}
+
+	@ForAgent({})
+	static class NoAgentClassHooks {
+
+		@OnOutgoingText
+		void watch(OutgoingTextPayload text) {
+		}
+
+	}
+
+	static class BadAgentNameHooks {
+
+		@OnOutgoingText
+		@ForAgent(" ")
+		void blank(OutgoingTextPayload text) {
+		}
+
+		@OnModelRequest
+		@ForAgent("sup port")
+		void spaced(ModelRequestPayload request) {
+		}
+
+	}
+
+	static class MisnamedModifierHooks {
+
+		@ModifyModelRequest
+		@ForAgent({})
+		ModelRequestPayload unnamed(ModelRequestPayload request) {
+			return request;
+		}
+
+		@ModifyModelRequest
+		@ForAgent("sup port")
+		ModelRequestPayload spaced() {
+			return null;
+		}
+
+	}
+
+	@ForAgent("support")
+	static class SupportClassHooks {
+
+		@ModifyModelRequest
+		ModelRequestPayload redact(ModelRequestPayload request) {
+			return request;
+		}
+
+		@OnOutgoingText
+		void watch(OutgoingTextPayload text) {
+		}
+
+		@ModifyModelResponse
+		@ForAgent("billing")
+		ModelResponsePayload billingOnly(ModelResponsePayload response) {
+			return response;
+		}
+
+	}
+
+	@Target(ElementType.METHOD)
+	@Retention(RetentionPolicy.RUNTIME)
+	@ModifyModelRequest
+	@ForAgent("support")
+	@interface SupportRequestHook {
+
+	}
+
+	@Target(ElementType.TYPE)
+	@Retention(RetentionPolicy.RUNTIME)
+	@ForAgent("billing")
+	@interface BillingAgent {
+
+	}
+
+	static class ComposedAgentHooks {
+
+		@SupportRequestHook
+		ModelRequestPayload redact(ModelRequestPayload request) {
+			return request;
+		}
+
+	}
+
+	@BillingAgent
+	static class ComposedAgentClassHooks {
+
+		@ModifyOutgoingText
+		OutgoingTextPayload sign(OutgoingTextPayload text) {
+			return text;
+		}
+
+	}
+
+	@Target(ElementType.METHOD)
+	@Retention(RetentionPolicy.RUNTIME)
+	@ModifyModelRequest
+	@ForAgent("sup port")
+	@interface BadAgentRequestHook {
+
+	}
+
+	static class BadComposedAgentHooks {
+
+		@BadAgentRequestHook
+		ModelRequestPayload redact(ModelRequestPayload request) {
 			return request;
 		}
 
