@@ -32,6 +32,11 @@ import org.springframework.stereotype.Component;
  * <li>"status of order 42" calls {@code orderStatus}; "refund 30 EUR for order 42" calls
  * {@code refund}; "refund 30 for order 42 and 5000 for order 43" calls it twice in one
  * batch;</li>
+ * <li>"write a gift note for order 7 to Grandma" calls {@code writeGiftNote}, whose
+ * sub-agent request (the {@link Copywriter}'s) it answers with a note: the note names the
+ * recipient, copies the gift card's code as the request gives it and ends with the
+ * sign-off the request's instructions ask for, if any (the copywriter's hook adds
+ * one);</li>
  * <li>"guess" makes it guess (the grounding hook sends it back);</li>
  * <li>"delivery" lists the delivery options with their prices, in several sentences;</li>
  * <li>"discount" answers in several sentences and leaks a staff code in the third (the
@@ -52,6 +57,19 @@ class DemoChatModel implements ChatModel {
 	/** One refund of a batch: "30 (EUR) for order 42". */
 	private static final Pattern REFUND = Pattern
 		.compile("(?i)(\\d+(?:\\.\\d+)?)\\s*(?:eur|euros?|€)?\\s+for\\s+order\\s*#?\\s*([a-z]?-?\\d+)");
+
+	/** Whom a gift note is for: "to Grandma", "to Aunt May". */
+	private static final Pattern RECIPIENT = Pattern
+		.compile("\\b[Tt]o\\s+(\\p{Lu}[\\p{L}'-]*(?:\\s+\\p{Lu}[\\p{L}'-]*)*)");
+
+	/** The copywriter's request, e.g. "Write a gift note to Grandma for order A-7". */
+	private static final Pattern NOTE_REQUEST = Pattern.compile("gift note to (.+?) for order ([\\w-]+)");
+
+	/** The gift card's code, copied as the request gives it. */
+	private static final Pattern GIFT_CARD_CODE = Pattern.compile("put its code in the note, (.+?)\\.?$");
+
+	/** An instruction the copywriter follows: "end every note with: ...". */
+	private static final Pattern SIGN_OFF = Pattern.compile("(?i)end every note with: (.+)");
 
 	/**
 	 * A pause between streamed words, as a real model has: the chat page shows the reply
@@ -104,6 +122,9 @@ class DemoChatModel implements ChatModel {
 	}
 
 	private AssistantMessage answer(List<Message> messages) {
+		if (isCopywriter(messages)) {
+			return text(giftNote(messages));
+		}
 		Message last = messages.get(messages.size() - 1);
 		UserMessage user = lastUserMessage(messages);
 		String question = (user != null) ? question(user.getText()) : "";
@@ -123,6 +144,11 @@ class DemoChatModel implements ChatModel {
 		}
 		Matcher order = ORDER.matcher(question);
 		if (order.find()) {
+			if (lower.contains("gift note")) {
+				Matcher recipient = RECIPIENT.matcher(question);
+				return toolCall("writeGiftNote", "{\"orderId\":\"" + order.group(1) + "\",\"recipient\":\""
+						+ (recipient.find() ? recipient.group(1) : "friend") + "\"}");
+			}
 			Matcher amount = AMOUNT.matcher(question);
 			if (lower.contains("refund") && amount.find()) {
 				return toolCall("refund",
@@ -145,6 +171,35 @@ class DemoChatModel implements ChatModel {
 			return text("According to our documents: " + firstLine(context));
 		}
 		return text("You said: " + question);
+	}
+
+	private static boolean isCopywriter(List<Message> messages) {
+		return messages.stream()
+			.anyMatch((message) -> message instanceof SystemMessage system && system.getText() != null
+					&& system.getText().startsWith(Copywriter.ROLE));
+	}
+
+	// the note the copywriter's request asks for, in the style its instructions ask for
+	private static String giftNote(List<Message> messages) {
+		UserMessage user = lastUserMessage(messages);
+		String request = (user != null && user.getText() != null) ? user.getText() : "";
+		Matcher note = NOTE_REQUEST.matcher(request);
+		boolean found = note.find();
+		StringBuilder text = new StringBuilder("Dear " + (found ? note.group(1) : "friend")
+				+ ", a little something is on its way to you" + (found ? " with order " + note.group(2) : "") + ".");
+		Matcher code = GIFT_CARD_CODE.matcher(request);
+		if (code.find()) {
+			text.append(" Your gift card code is ").append(code.group(1)).append('.');
+		}
+		for (Message message : messages) {
+			if (message instanceof SystemMessage system && system.getText() != null) {
+				Matcher signOff = SIGN_OFF.matcher(system.getText());
+				if (signOff.find()) {
+					text.append(' ').append(signOff.group(1).trim());
+				}
+			}
+		}
+		return text.toString();
 	}
 
 	// one refund call per "amount for order" in the question, in order

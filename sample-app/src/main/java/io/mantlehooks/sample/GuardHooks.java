@@ -7,6 +7,7 @@ import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.annotation.ForAgent;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyOutgoingText;
@@ -21,6 +22,10 @@ import org.springframework.stereotype.Component;
  * card numbers and email addresses away from the model, show amounts the way the shop
  * writes them and never let an internal note reach the user. None of them needs a whole
  * completion, so the chat page's replies stream ({@link GroundingHooks} would hold them).
+ * The redaction is the shop's alone ({@code @ForAgent("shop")}); the others belong to
+ * every agent, but only a turn's own messages and replies reach them: the
+ * {@link Copywriter}'s calls, nested in the shop's turns, have no incoming message or
+ * outgoing text.
  */
 @Component
 public class GuardHooks {
@@ -49,11 +54,15 @@ public class GuardHooks {
 	}
 
 	/**
-	 * PII redaction: the model never sees card numbers or email addresses the user typed.
+	 * PII redaction: the shop's model never sees card numbers or email addresses the user
+	 * typed. Scoped to the shop: the copywriter's requests are written by the shop's own
+	 * code, and a gift card's code in them must reach its model as it is (the copywriter
+	 * has a model-request hook of its own, {@link CopywriterHooks#signOff}).
 	 * @param request the request about to be sent
 	 * @return the request with redacted messages
 	 */
 	@ModifyModelRequest
+	@ForAgent("shop")
 	public ModelRequestPayload redactPersonalData(ModelRequestPayload request) {
 		return request.withMessages(request.messages().stream().map(GuardHooks::redact).toList());
 	}

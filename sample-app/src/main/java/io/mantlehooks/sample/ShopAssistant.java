@@ -15,15 +15,17 @@ import org.springframework.stereotype.Service;
 
 /**
  * The shop's assistant: one {@link ChatClient} from Boot's builder (so the starter's
- * hooks are on it) with chat memory, retrieval and the shop's tools. Each method is one
- * turn.
+ * hooks are on it) with chat memory, retrieval and the shop's tools. It is agent
+ * {@code shop}: its turns run the hooks scoped to it with {@code @ForAgent("shop")} and
+ * the hooks of every agent. Each method is one turn.
  */
 @Service
 public class ShopAssistant {
 
 	private static final String SYSTEM = """
-			You are the assistant of Mantle Shop. Answer briefly. Use orderStatus to look up orders \
-			and refund to refund them; answer questions about the shop from the context you are given.""";
+			You are the assistant of Mantle Shop. Answer briefly. Use orderStatus to look up orders, \
+			refund to refund them and writeGiftNote for gift notes; answer questions about the shop from \
+			the context you are given.""";
 
 	private final ChatClient chatClient;
 
@@ -31,6 +33,7 @@ public class ShopAssistant {
 			ShopTools tools) {
 		this.chatClient = builder.defaultSystem(SYSTEM)
 			.defaultAdvisors(MessageChatMemoryAdvisor.builder(chatMemory).build(), questionAnswerAdvisor)
+			.defaultAdvisors(MantleHooks.agent("shop"))
 			.defaultTools(tools)
 			.build();
 	}

@@ -23,8 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The sample built by {@code spring-boot:process-aot} and started in AOT mode on the JVM
  * ({@code -Dspring.aot.enabled=true}, set by the failsafe plugin): the context comes from
- * the generated initializer, and the hooks still run at every point of a turn. The class
- * path is the sample's own, without the Spring Security the browser tests add.
+ * the generated initializer, and the hooks still run at every point of a turn, each agent
+ * its own ({@code shop} and the {@code copywriter} sub-agent). The class path is the
+ * sample's own, without the Spring Security the browser tests add.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class SampleApplicationAotIT {
@@ -51,6 +52,14 @@ class SampleApplicationAotIT {
 			assertThat(lookup).containsEntry("reply", "Order A-42 shipped on 2026-11-28 to [email], tracking 1Z999.");
 			Map<String, Object> pii = chat(http, "My card is 4111 1111 1111 1111");
 			assertThat(pii).containsEntry("reply", "You said: My card is [card]");
+			// the copywriter, a sub-agent called from a shop tool, runs its own
+			// agent-scoped hook (the sign-off) and not the shop's redaction (the code)
+			Map<String, Object> giftNote = chat(http, "Write a gift note for order 7 to Grandma");
+			assertThat(giftNote).containsEntry("outcome", "completed")
+				.containsEntry("reply",
+						"Gift note for order A-7: Dear Grandma, a little something is on its way to you with order "
+								+ "A-7. Your gift card code is 6035 7700 4242 4242. "
+								+ "Warm wishes from all of us at Mantle Shop!");
 			Map<String, Object> pitch = chat(http, "Buy crypto");
 			assertThat(pitch).containsEntry("outcome", "rejected");
 			// the console page without Spring Security on the class path: no token to
@@ -60,7 +69,12 @@ class SampleApplicationAotIT {
 				.contains("data-csrf-header=\"\" data-csrf-token=\"\"");
 		}
 		assertThat(output)
-			.contains("Hook point incoming-message: modify hook 'guardHooks.vetoSalesPitches', 1 observer");
+			.contains("Hook point incoming-message: modify hook 'guardHooks.vetoSalesPitches', 1 observer")
+			.contains("Hook point model-request: modify hook none, 1 observer")
+			.contains("Hook point model-request in agent 'shop': modify hook 'guardHooks.redactPersonalData', "
+					+ "1 observer")
+			.contains("Hook point model-request in agent 'copywriter': modify hook 'copywriterHooks.signOff', "
+					+ "1 observer");
 	}
 
 	private static Map<String, Object> chat(RestClient http, String message) {

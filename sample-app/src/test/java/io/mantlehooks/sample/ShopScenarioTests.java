@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.transcript.TranscriptEntry;
 import io.mantlehooks.transcript.TranscriptRole;
 import org.assertj.core.groups.Tuple;
@@ -25,6 +26,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -52,6 +54,14 @@ class ShopScenarioTests {
 
 	private static final String WITHHELD = "Sorry, I can't share that. Our current offers are on the shop's offers page.";
 
+	/**
+	 * The gift note for order A-7 as the user reads it: the copywriter's hook added the
+	 * sign-off, and the shop's redaction (scoped to the shop) left the code as it is.
+	 */
+	private static final String GIFT_NOTE = "Gift note for order A-7: Dear Grandma, a little something is on its way "
+			+ "to you with order A-7. Your gift card code is 6035 7700 4242 4242. "
+			+ "Warm wishes from all of us at Mantle Shop!";
+
 	@LocalServerPort
 	private int port;
 
@@ -60,6 +70,9 @@ class ShopScenarioTests {
 
 	@Autowired
 	private ChatMemory chatMemory;
+
+	@Autowired
+	private ShopAssistant assistant;
 
 	private RestClient http;
 
@@ -391,6 +404,50 @@ class ShopScenarioTests {
 	}
 
 	@Test
+	void aGiftNoteIsWrittenByTheCopywriterSubAgentWithItsOwnHooksWithinTheShopsTurn() {
+		Map<String, Object> reply = chat("Write a gift note for order 7 to Grandma");
+		assertThat(reply).containsEntry("outcome", "completed").containsEntry("reply", GIFT_NOTE);
+		// the copywriter's call belongs to the shop's turn: the console recorded its
+		// hooks
+		// there, with what each model call was sent
+		String turnId = (String) reply.get("turnId");
+		await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+			List<Map<String, Object>> requests = modelRequestHooks(turnId);
+			// the copywriter's model was sent its request with the house style and the
+			// gift card's code untouched
+			assertThat(requests).filteredOn((hook) -> "copywriterHooks.signOff".equals(hook.get("hook")))
+				.singleElement()
+				.satisfies((hook) -> assertThat((String) hook.get("after")).startsWith("system: You are the copywriter")
+					.contains("\nHouse style: end every note with: Warm wishes from all of us at Mantle Shop!\n")
+					.endsWith("\nuser: Write a gift note to Grandma for order A-7. The order holds a gift card: "
+							+ "put its code in the note, 6035 7700 4242 4242."));
+			// the shop's redaction ran on the shop's two model calls only, and the
+			// copywriter's house style never reached the shop's model
+			assertThat(requests).filteredOn((hook) -> "guardHooks.redactPersonalData".equals(hook.get("hook")))
+				.hasSize(2)
+				.allSatisfy((hook) -> assertThat((String) hook.get("after")).startsWith("system: You are the assistant")
+					.doesNotContain("copywriter")
+					.doesNotContain("House style"));
+		});
+	}
+
+	@Test
+	void theShopsTurnIsAgentShopAndItsStreamedReplyCarriesTheCopywritersNote() throws Exception {
+		ChatClientResponse response = this.assistant.answer(
+				new ShopAssistant.Conversation(this.conversation, "visitor-" + this.conversation, "rest"),
+				"Write a gift note to Grandma for order 7");
+		assertThat(response.context()).containsEntry(MantleHooks.AGENT, "shop");
+		assertThat(response.chatResponse().getResult().getOutput().getText()).isEqualTo(GIFT_NOTE);
+		List<String> events = ShopScenarioTests.stream(this.port, new CookieManager(),
+				"s-" + UUID.randomUUID().toString().substring(0, 8), "Write a gift note for order 7 to Grandma");
+		assertThat(texts(events.stream()
+			.filter((event) -> event.startsWith("token "))
+			.map((event) -> event.substring("token ".length()))
+			.toList())).isEqualTo(GIFT_NOTE);
+		assertThat(events).last().asString().startsWith("done ").contains("\"outcome\":\"completed\"");
+	}
+
+	@Test
 	void theChatPageIsServed() {
 		String page = this.http.get().uri("/").retrieve().body(String.class);
 		assertThat(page).contains("<form id=\"composer\">").contains("chat.js");
@@ -405,6 +462,21 @@ class ShopScenarioTests {
 			text.append(JSON.readValue(token, Map.class).get("text"));
 		}
 		return text.toString();
+	}
+
+	/** The model-request modify hooks the turn console recorded for a turn. */
+	@SuppressWarnings("unchecked")
+	private List<Map<String, Object>> modelRequestHooks(String turnId) {
+		Map<String, Object> detail = this.http.get()
+			.uri("/actuator/mantlehooks/turns/{id}", turnId)
+			.retrieve()
+			.body(new ParameterizedTypeReference<>() {
+			});
+		assertThat(detail).containsKey("turn");
+		Map<String, Object> turn = (Map<String, Object>) detail.get("turn");
+		return ((List<Map<String, Object>>) turn.get("hooks")).stream()
+			.filter((hook) -> "model-request".equals(hook.get("point")) && "modify".equals(hook.get("lane")))
+			.toList();
 	}
 
 	private Map<String, Object> chat(String message) {
