@@ -234,6 +234,22 @@ class AgentTests {
 	}
 
 	@Test
+	void anAgentsHookThatCrashesFailsOnlyThatAgentsTurnsClosed() {
+		this.openAi.reply(Reply.text("Plain answer."));
+		this.contextRunner.withBean("crashingHooks", CrashingHooks.class).run((context) -> {
+			ChatClientResponse crashed = client(context, "crashing").prompt().user("hello").call().chatClientResponse();
+			assertThat(crashed.context()).containsEntry(MantleHooks.OUTCOME, "hook_error")
+				.containsEntry(MantleHooks.AGENT, "crashing");
+			assertThat(crashed.chatResponse().getResult().getOutput().getText()).doesNotContain("simulated")
+				.isNotBlank();
+			// the crash never reached the model, and another agent's turn is untouched
+			assertThat(this.openAi.requests()).isEmpty();
+			String plain = ChatTestSupport.chatClient(context).prompt().user("hello").call().content();
+			assertThat(plain).isEqualTo("Plain answer.");
+		});
+	}
+
+	@Test
 	void aClientThatNamesAnInvalidAgentFailsClearly() {
 		assertThatIllegalArgumentException().isThrownBy(() -> MantleHooks.agent(" "))
 			.withMessageContaining("must not be empty or blank");
@@ -340,6 +356,16 @@ class AgentTests {
 		@OnModelRequest
 		void requested(ModelRequestPayload request) {
 			this.requests.add(request.messages().get(request.messages().size() - 1).getText());
+		}
+
+	}
+
+	@ForAgent("crashing")
+	static class CrashingHooks {
+
+		@ModifyModelRequest
+		ModelRequestPayload crash(ModelRequestPayload request) {
+			throw new IllegalStateException("simulated");
 		}
 
 	}
