@@ -125,8 +125,12 @@ class QueuedTranscriptStoreTests {
 		QueuedTranscriptStore store = queue(100, Duration.ofMillis(200));
 		store.append(entry("c-1", "stuck"));
 		await().atMost(Duration.ofSeconds(30)).until(store::getFailedWrites, (failed) -> failed == 1);
-		assertThat(output).contains("Could not write the user message of turn t-stuck to the transcript: The "
-				+ "transcript store did not answer within 200ms (mantle.hooks.jdbc.query-timeout)");
+		// the writer counts the failure, then logs it: wait for the line, not only the
+		// count
+		await().atMost(Duration.ofSeconds(30))
+			.untilAsserted(() -> assertThat(output)
+				.contains("Could not write the user message of turn t-stuck to the transcript: The "
+						+ "transcript store did not answer within 200ms (mantle.hooks.jdbc.query-timeout)"));
 		this.open.countDown();
 		store.append(entry("c-1", "later"));
 		assertThat(store.find("c-1")).extracting(TranscriptEntry::text).containsExactly("later");
