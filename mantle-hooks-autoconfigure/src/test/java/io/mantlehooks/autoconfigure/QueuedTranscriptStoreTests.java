@@ -125,8 +125,7 @@ class QueuedTranscriptStoreTests {
 		QueuedTranscriptStore store = queue(100, Duration.ofMillis(200));
 		store.append(entry("c-1", "stuck"));
 		await().atMost(Duration.ofSeconds(30)).until(store::getFailedWrites, (failed) -> failed == 1);
-		// the writer counts the failure, then logs it: wait for the line, not only the
-		// count
+		// the writer counts the failure before it logs it: wait for the line too
 		await().atMost(Duration.ofSeconds(30))
 			.untilAsserted(() -> assertThat(output)
 				.contains("Could not write the user message of turn t-stuck to the transcript: The "
