@@ -18,7 +18,12 @@ final class MessageCopies {
 	}
 
 	static List<Message> copy(List<Message> messages) {
-		return messages.stream().map(MessageCopies::copy).toList();
+		Message[] copies = new Message[messages.size()];
+		for (int i = 0; i < copies.length; i++) {
+			copies[i] = copy(messages.get(i));
+		}
+		// List.of: the payload's List.copyOf keeps it as it is, no second copy
+		return List.of(copies);
 	}
 
 	private static Message copy(Message message) {

@@ -6,19 +6,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.github.resilience4j.timelimiter.TimeLimiterConfig;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
@@ -33,8 +32,6 @@ import org.springframework.util.Assert;
  * {@code beanName.methodName@point}.
  */
 public final class HookGuards {
-
-	private static final Log logger = LogFactory.getLog(HookGuards.class);
 
 	/** The default of both lanes' per-hook limits. */
 	public static final int DEFAULT_MAX_CONCURRENT = 64;
@@ -55,6 +52,15 @@ public final class HookGuards {
 
 	private final Map<String, String> breakerKeys;
 
+	private final Map<Duration, TimeLimiterConfig> timeLimiterConfigs = new ConcurrentHashMap<>();
+
+	private final BulkheadConfig observeBulkhead;
+
+	private final BulkheadConfig modifyBulkhead;
+
+	/** Made on first use: the settings are validated after the guards are made. */
+	private volatile @Nullable CircuitBreakerConfig breakerDefaultsConfig;
+
 	private HookGuards(Builder builder) {
 		this.timeLimiters = builder.timeLimiters;
 		this.bulkheads = builder.bulkheads;
@@ -62,6 +68,8 @@ public final class HookGuards {
 		this.observeMaxConcurrent = builder.observeMaxConcurrent;
 		this.modifyMaxConcurrent = builder.modifyMaxConcurrent;
 		this.breakerDefaults = builder.breakerDefaults;
+		this.observeBulkhead = bulkheadConfig(this.observeMaxConcurrent);
+		this.modifyBulkhead = bulkheadConfig(this.modifyMaxConcurrent);
 		this.breakerPerHook = new LinkedHashMap<>();
 		this.breakerKeys = new LinkedHashMap<>();
 		builder.breakerPerHook.forEach((key, settings) -> {
@@ -126,14 +134,15 @@ public final class HookGuards {
 	}
 
 	TimeLimiter timeLimiter(String instanceName, Duration timeout) {
-		return this.timeLimiters.timeLimiter(instanceName,
-				TimeLimiterConfig.custom().timeoutDuration(timeout).cancelRunningFuture(true).build());
+		// one config per timeout, not per hook: a thousand hooks share a handful
+		TimeLimiterConfig config = this.timeLimiterConfigs.computeIfAbsent(timeout,
+				(duration) -> TimeLimiterConfig.custom().timeoutDuration(duration).cancelRunningFuture(true).build());
+		return this.timeLimiters.timeLimiter(instanceName, config);
 	}
 
 	Bulkhead bulkhead(String instanceName, HookLane lane) {
-		int limit = (lane == HookLane.OBSERVE) ? this.observeMaxConcurrent : this.modifyMaxConcurrent;
 		return this.bulkheads.bulkhead(instanceName,
-				BulkheadConfig.custom().maxConcurrentCalls(limit).maxWaitDuration(Duration.ZERO).build());
+				(lane == HookLane.OBSERVE) ? this.observeBulkhead : this.modifyBulkhead);
 	}
 
 	/**
@@ -141,31 +150,44 @@ public final class HookGuards {
 	 * circuit breakers are disabled.
 	 */
 	@Nullable CircuitBreaker circuitBreaker(String instanceName, String hookName, HookLane lane) {
+		CircuitBreakerSettings settings = breakerSettings(hookName, lane);
+		if (settings == null) {
+			return null;
+		}
+		// the defaults' config is made once; per-hook settings are few
+		CircuitBreakerConfig config;
+		if (settings == this.breakerDefaults) {
+			config = this.breakerDefaultsConfig;
+			if (config == null) {
+				config = settings.toConfig();
+				this.breakerDefaultsConfig = config;
+			}
+		}
+		else {
+			config = settings.toConfig();
+		}
+		return this.circuitBreakers.circuitBreaker(instanceName, config);
+	}
+
+	private static BulkheadConfig bulkheadConfig(int limit) {
+		return BulkheadConfig.custom().maxConcurrentCalls(limit).maxWaitDuration(Duration.ZERO).build();
+	}
+
+	/**
+	 * Return what logs the state changes of a modify hook's circuit breaker.
+	 */
+	BreakerTransitions transitions(CircuitBreaker breaker, String hookName) {
+		CircuitBreakerSettings settings = breakerSettings(hookName, HookLane.MODIFY);
+		return new BreakerTransitions(breaker, hookName,
+				(settings != null) ? settings : CircuitBreakerSettings.DEFAULTS);
+	}
+
+	private @Nullable CircuitBreakerSettings breakerSettings(String hookName, HookLane lane) {
 		if (lane != HookLane.MODIFY || this.breakerDefaults == null) {
 			return null;
 		}
-		CircuitBreakerSettings settings = this.breakerPerHook.getOrDefault(ConfigurationKeys.normalize(hookName),
-				this.breakerDefaults);
-		CircuitBreaker breaker = this.circuitBreakers.circuitBreaker(instanceName, settings.toConfig());
-		breaker.getEventPublisher().onStateTransition((event) -> logTransition(hookName, settings, event));
-		return breaker;
-	}
-
-	private static void logTransition(String hookName, CircuitBreakerSettings settings,
-			CircuitBreakerOnStateTransitionEvent event) {
-		CircuitBreaker.State to = event.getStateTransition().getToState();
-		String hook = "Circuit breaker of modify hook '" + hookName + "'";
-		if (to == CircuitBreaker.State.OPEN) {
-			logger.warn(hook + " opened: at least " + settings.failureRateThreshold() + "% of its recent calls failed "
-					+ "(crash, timeout or invalid return); its point's fail policy applies at once, "
-					+ "without calling it, for " + settings.waitDurationInOpenState().toMillis() + "ms");
-		}
-		else if (to == CircuitBreaker.State.CLOSED) {
-			logger.info(hook + " closed again; the hook is called as before");
-		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug(hook + ": " + event.getStateTransition());
-		}
+		return this.breakerPerHook.isEmpty() ? this.breakerDefaults
+				: this.breakerPerHook.getOrDefault(ConfigurationKeys.normalize(hookName), this.breakerDefaults);
 	}
 
 	/**

@@ -189,6 +189,13 @@ final class HookInvocation implements Runnable {
 			settleStage();
 			return;
 		}
+		if (future.isDone()) {
+			// a stage that is already complete costs what a blocking hook does: no
+			// callback to register, nothing to cancel later
+			completeWith(future);
+			settleStage();
+			return;
+		}
 		this.stage = future;
 		future.whenComplete((result, ex) -> {
 			if (ex != null) {
@@ -202,6 +209,15 @@ final class HookInvocation implements Runnable {
 		if (this.outcome.isDone() && !future.isDone()) {
 			// timed out while the method itself ran: nobody waits for the stage
 			future.cancel(true);
+		}
+	}
+
+	private void completeWith(CompletableFuture<@Nullable Object> done) {
+		try {
+			this.outcome.complete(done.join());
+		}
+		catch (Throwable ex) {
+			this.outcome.completeExceptionally(unwrap(ex));
 		}
 	}
 

@@ -50,6 +50,8 @@ public final class HookMethod {
 
 	private final @Nullable CircuitBreaker circuitBreaker;
 
+	private final @Nullable BreakerTransitions breakerTransitions;
+
 	private final LongAdder[] outcomes = new LongAdder[HookOutcome.values().length];
 
 	private final AtomicBoolean slowSynchronousPartReported = new AtomicBoolean();
@@ -97,6 +99,8 @@ public final class HookMethod {
 		this.bulkhead = guards.bulkhead(instanceName, lane);
 		this.maxAbandoned = this.bulkhead.getBulkheadConfig().getMaxConcurrentCalls();
 		this.circuitBreaker = guards.circuitBreaker(instanceName, this.name, lane);
+		this.breakerTransitions = (this.circuitBreaker != null) ? guards.transitions(this.circuitBreaker, this.name)
+				: null;
 		for (int i = 0; i < this.outcomes.length; i++) {
 			this.outcomes[i] = new LongAdder();
 		}
@@ -186,6 +190,17 @@ public final class HookMethod {
 	 */
 	public @Nullable CircuitBreaker circuitBreaker() {
 		return this.circuitBreaker;
+	}
+
+	/**
+	 * Log a change of the circuit breaker's state, after a call that may have moved it.
+	 * @param scope the turn of the call
+	 */
+	void breakerMayHaveMoved(HookScope scope) {
+		BreakerTransitions transitions = this.breakerTransitions;
+		if (transitions != null) {
+			transitions.check(scope);
+		}
 	}
 
 	/**

@@ -5,6 +5,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.mantlehooks.HookPayload;
@@ -47,8 +48,14 @@ final class ModifyLane {
 
 	<P extends HookPayload> CompletableFuture<ModifyResult<P>> start(HookMethod hook, P payload, HookScope scope) {
 		CircuitBreaker breaker = hook.circuitBreaker();
-		if (breaker != null && !breaker.tryAcquirePermission()) {
-			return CompletableFuture.completedFuture(scope.call(() -> skipped(hook, scope, HookOutcome.CIRCUIT_OPEN)));
+		if (breaker != null) {
+			boolean permitted = breaker.tryAcquirePermission();
+			// an open breaker moves to half-open when a call asks after its wait
+			hook.breakerMayHaveMoved(scope);
+			if (!permitted) {
+				return CompletableFuture
+					.completedFuture(scope.call(() -> skipped(hook, scope, HookOutcome.CIRCUIT_OPEN)));
+			}
 		}
 		if (!hook.tryAdmit()) {
 			// a hung hook's refusal is no new fault: its timeouts were counted already,
@@ -72,18 +79,22 @@ final class ModifyLane {
 			else {
 				hook.timeLimiter().onError(HookInvocation.unwrap(ex));
 			}
-			Runnable complete = () -> result.complete(scope.call(() -> {
+			Supplier<ModifyResult<P>> decide = () -> {
 				Decision<P> decision = decideSafely(hook, payload, returned, ex);
-				record(hook, breaker, System.nanoTime() - started, decision);
+				record(hook, breaker, System.nanoTime() - started, decision, scope);
 				HookObservations.finish(hook, observation, decision.outcome(),
 						(decision.outcome() == HookOutcome.CRASH) ? decision.error() : null,
 						(decision.result() instanceof ModifyResult.Proceed<P> proceed) ? proceed.payload() : null);
 				return decision.result();
-			}));
+			};
 			if (invocation.isOnHookThread()) {
-				complete.run();
+				// the hook's own thread still runs in the turn's context
+				// (HookScope.runHook):
+				// restoring it a second time costs a full context swap per invocation
+				result.complete(decide.get());
 				return;
 			}
+			Runnable complete = () -> result.complete(scope.call(decide));
 			try {
 				this.executor.execute(complete);
 			}
@@ -98,7 +109,8 @@ final class ModifyLane {
 	 * Tell the hook's circuit breaker how the call went: signals are decisions, not
 	 * failures.
 	 */
-	private static void record(HookMethod hook, @Nullable CircuitBreaker breaker, long nanos, Decision<?> decision) {
+	private static void record(HookMethod hook, @Nullable CircuitBreaker breaker, long nanos, Decision<?> decision,
+			HookScope scope) {
 		if (breaker == null) {
 			return;
 		}
@@ -109,6 +121,7 @@ final class ModifyLane {
 		else {
 			breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
 		}
+		hook.breakerMayHaveMoved(scope);
 	}
 
 	/**

@@ -53,11 +53,18 @@ final class ObserveLane {
 		Observation observation = this.observations.start(observer, scope);
 		HookInvocation invocation = HookInvocation.start(observer, PayloadCopies.forObserver(payload), scope,
 				this.executor, this.deadlines, observer::finished);
-		invocation.outcome().whenComplete((returned, ex) -> scope.run(() -> {
-			Throwable cause = (ex != null) ? HookInvocation.unwrap(ex) : null;
-			HookOutcome outcome = report(observer, cause);
-			HookObservations.finish(observer, observation, outcome, (outcome == HookOutcome.CRASH) ? cause : null);
-		}));
+		invocation.outcome().whenComplete((returned, ex) -> {
+			if (ex == null) {
+				// nothing to log: no context to restore
+				HookObservations.finish(observer, observation, HookOutcome.PROCEEDED, null);
+				return;
+			}
+			scope.run(() -> {
+				Throwable cause = HookInvocation.unwrap(ex);
+				HookOutcome outcome = report(observer, cause);
+				HookObservations.finish(observer, observation, outcome, (outcome == HookOutcome.CRASH) ? cause : null);
+			});
+		});
 	}
 
 	private static HookOutcome report(HookMethod observer, @Nullable Throwable cause) {

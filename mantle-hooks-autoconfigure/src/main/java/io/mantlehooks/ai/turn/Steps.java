@@ -35,15 +35,19 @@ public final class Steps {
 	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	public static <T> T join(Step<T> step) {
-		Deque<Function> continuations = new ArrayDeque<>();
+		// made on the first bind: a turn whose hooks are all done at once needs none
+		Deque<Function> continuations = null;
 		Step current = step;
 		while (true) {
 			if (current instanceof Step.Bind bind) {
+				if (continuations == null) {
+					continuations = new ArrayDeque<>(8);
+				}
 				continuations.push(bind.next);
 				current = bind.step;
 			}
 			else if (current instanceof Step.Done done) {
-				if (continuations.isEmpty()) {
+				if (continuations == null || continuations.isEmpty()) {
 					return (T) done.value;
 				}
 				current = (Step) continuations.pop().apply(done.value);
