@@ -1,6 +1,7 @@
 package io.mantlehooks.runtime;
 
 import java.lang.annotation.Annotation;
+import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -320,6 +321,8 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 			this.classesWithoutHooks.add(targetType);
 			return;
 		}
+		// the class's @ForAgent is read once, not once per hook method
+		AgentScope classScope = AgentScope.of(targetType, "its class " + targetType.getName());
 		annotatedMethods.forEach((method, annotations) -> {
 			if (annotations.size() > 1) {
 				String names = annotations.stream()
@@ -334,10 +337,11 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 			}
 			MergedAnnotation<Annotation> annotation = annotations.get(0);
 			Binding binding = BINDINGS.get(annotation.getType());
+			AgentScope methodScope = AgentScope.of(method, "its method");
+			AgentScope scope = methodScope.declared() ? methodScope : classScope;
 			HookCandidate candidate = new HookCandidate(beanName, method, annotation.getType(), binding.point(),
-					binding.lane(), annotation.getLong("timeoutMs"), streamMode(annotation),
-					agents(targetType, method));
-			if (!checkAgents(candidate, targetType, problems)) {
+					binding.lane(), annotation.getLong("timeoutMs"), streamMode(annotation), scope.agents());
+			if (!checkAgents(candidate, scope, problems)) {
 				misnamed.add(candidate);
 			}
 			candidates.add(candidate);
@@ -345,45 +349,25 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 	}
 
 	/**
-	 * The agents of a hook: its method's {@code @ForAgent}, else its class's; as
-	 * declared, so that invalid names reach {@link #checkAgents}.
-	 */
-	private static Set<String> agents(Class<?> targetType, Method method) {
-		MergedAnnotation<ForAgent> forAgent = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY)
-			.get(ForAgent.class);
-		if (!forAgent.isPresent()) {
-			forAgent = MergedAnnotations.from(targetType, SearchStrategy.TYPE_HIERARCHY).get(ForAgent.class);
-		}
-		if (!forAgent.isPresent()) {
-			return Set.of();
-		}
-		return new LinkedHashSet<>(Arrays.asList(forAgent.getStringArray(MergedAnnotation.VALUE)));
-	}
-
-	/**
 	 * Report an empty or invalid {@code @ForAgent}.
 	 * @return whether the hook's agents are valid
 	 */
-	private static boolean checkAgents(HookCandidate candidate, Class<?> targetType, List<HookProblem> problems) {
-		boolean onMethod = MergedAnnotations.from(candidate.method(), SearchStrategy.TYPE_HIERARCHY)
-			.isPresent(ForAgent.class);
-		String where = onMethod ? "its method" : "its class " + targetType.getName();
-		if (candidate.agents().isEmpty()
-				&& MergedAnnotations.from(onMethod ? candidate.method() : targetType, SearchStrategy.TYPE_HIERARCHY)
-					.isPresent(ForAgent.class)) {
+	private static boolean checkAgents(HookCandidate candidate, AgentScope scope, List<HookProblem> problems) {
+		if (scope.declared() && scope.agents().isEmpty()) {
 			problems.add(new HookProblem(
-					candidate.describe() + " has @ForAgent without any agent name (on " + where
+					candidate.describe() + " has @ForAgent without any agent name (on " + scope.where()
 							+ "), so it would run in no turn.",
 					"Name the agents, e.g. @ForAgent(\"support\"), or remove @ForAgent so the hook belongs to every "
 							+ "agent."));
 			return false;
 		}
 		boolean valid = true;
-		for (String agent : candidate.agents()) {
+		for (String agent : scope.agents()) {
 			String problem = AgentNames.problem(agent);
 			if (problem != null) {
 				problems.add(new HookProblem(
-						candidate.describe() + " has an invalid @ForAgent name (on " + where + "): " + problem + ".",
+						candidate.describe() + " has an invalid @ForAgent name (on " + scope.where() + "): " + problem
+								+ ".",
 						"Use the name the ChatClient gives to MantleHooks.agent(...), e.g. @ForAgent(\"support\")."));
 				valid = false;
 			}
@@ -476,6 +460,30 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 			bindings.put(point.observeAnnotation(), new Binding(point, HookLane.OBSERVE));
 		}
 		return Collections.unmodifiableMap(bindings);
+	}
+
+	/**
+	 * The {@code @ForAgent} of a method or a class, read once: the names as declared, so
+	 * that invalid ones reach {@link #checkAgents}.
+	 *
+	 * @param agents the declared names, empty when absent or empty
+	 * @param declared whether {@code @ForAgent} is present
+	 * @param where where it is, for the report
+	 */
+	private record AgentScope(Set<String> agents, boolean declared, String where) {
+
+		static final AgentScope NONE = new AgentScope(Set.of(), false, "");
+
+		static AgentScope of(AnnotatedElement element, String where) {
+			MergedAnnotation<ForAgent> forAgent = MergedAnnotations.from(element, SearchStrategy.TYPE_HIERARCHY)
+				.get(ForAgent.class);
+			if (!forAgent.isPresent()) {
+				return NONE;
+			}
+			return new AgentScope(new LinkedHashSet<>(Arrays.asList(forAgent.getStringArray(MergedAnnotation.VALUE))),
+					true, where);
+		}
+
 	}
 
 	private record Binding(HookPoint point, HookLane lane) {
