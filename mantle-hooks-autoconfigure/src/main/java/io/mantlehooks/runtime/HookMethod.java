@@ -20,6 +20,7 @@ import io.mantlehooks.HookPoint;
 import io.mantlehooks.annotation.StreamMode;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.Assert;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -44,7 +45,10 @@ public final class HookMethod {
 
 	private final TimeoutSource timeoutSource;
 
-	private final TimeLimiter timeLimiter;
+	/**
+	 * A modify hook's time limiter; observers have none (their timeout is never awaited).
+	 */
+	private final @Nullable TimeLimiter timeLimiter;
 
 	private final Bulkhead bulkhead;
 
@@ -95,7 +99,7 @@ public final class HookMethod {
 		this.timeout = timeout;
 		this.timeoutSource = timeoutSource;
 		String instanceName = this.name + "@" + point.configName();
-		this.timeLimiter = guards.timeLimiter(instanceName, timeout);
+		this.timeLimiter = (lane == HookLane.MODIFY) ? guards.timeLimiter(instanceName, timeout) : null;
 		this.bulkhead = guards.bulkhead(instanceName, lane);
 		this.maxAbandoned = this.bulkhead.getBulkheadConfig().getMaxConcurrentCalls();
 		this.circuitBreaker = guards.circuitBreaker(instanceName, this.name, lane);
@@ -223,8 +227,14 @@ public final class HookMethod {
 		return this.style;
 	}
 
+	/**
+	 * Return the modify hook's time limiter, which publishes its timeouts (events and
+	 * metrics).
+	 */
 	TimeLimiter timeLimiter() {
-		return this.timeLimiter;
+		TimeLimiter limiter = this.timeLimiter;
+		Assert.state(limiter != null, () -> "Observe hook '" + this.name + "' has no time limiter");
+		return limiter;
 	}
 
 	/**
