@@ -71,6 +71,9 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 
 	private final Set<Class<?>> classesWithoutHooks = Collections.newSetFromMap(new ConcurrentHashMap<>(64));
 
+	/** The hook methods of each class scanned, until the hooks are installed. */
+	private final Map<Class<?>, Map<Method, List<MergedAnnotation<Annotation>>>> scannedClasses = new ConcurrentHashMap<>();
+
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
 	private volatile @Nullable Set<HookPoint> predictedPoints;
@@ -154,6 +157,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		warnAboutUnknownResponses(beanFactory, candidates, validator);
 		validator.clear();
 		this.classesWithoutHooks.clear();
+		this.scannedClasses.clear();
 		this.registry.install(hooks);
 		logSummary(hooks);
 	}
@@ -238,6 +242,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 					validator.rejectionResponseNames(candidate));
 		}
 		this.classesWithoutHooks.clear();
+		this.scannedClasses.clear();
 		return recorded;
 	}
 
@@ -312,13 +317,17 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 				|| !AnnotationUtils.isCandidateClass(targetType, BINDINGS.keySet())) {
 			return;
 		}
-		Map<Method, List<MergedAnnotation<Annotation>>> annotatedMethods = MethodIntrospector.selectMethods(targetType,
-				(MethodIntrospector.MetadataLookup<List<MergedAnnotation<Annotation>>>) (method) -> {
-					List<MergedAnnotation<Annotation>> found = hookAnnotations(method);
-					return found.isEmpty() ? null : found;
-				});
+		// a class scanned to predict the points (a ChatClient built early) is not scanned
+		// again at discovery
+		Map<Method, List<MergedAnnotation<Annotation>>> annotatedMethods = this.scannedClasses
+			.computeIfAbsent(targetType, (type) -> MethodIntrospector.selectMethods(type,
+					(MethodIntrospector.MetadataLookup<List<MergedAnnotation<Annotation>>>) (method) -> {
+						List<MergedAnnotation<Annotation>> found = hookAnnotations(method);
+						return found.isEmpty() ? null : found;
+					}));
 		if (annotatedMethods.isEmpty()) {
 			this.classesWithoutHooks.add(targetType);
+			this.scannedClasses.remove(targetType);
 			return;
 		}
 		// the class's @ForAgent is read once, not once per hook method
