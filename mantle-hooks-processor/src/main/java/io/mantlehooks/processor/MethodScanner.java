@@ -9,6 +9,8 @@ import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.TypeMirror;
 
 import com.sun.source.tree.BinaryTree;
 import com.sun.source.tree.ClassTree;
@@ -95,8 +97,14 @@ final class MethodScanner extends TreePathScanner<Void, Void> {
 
 	private static boolean isStringString(ExecutableElement constructor) {
 		List<? extends VariableElement> parameters = constructor.getParameters();
-		return parameters.size() == 2 && parameters.stream()
-			.allMatch((parameter) -> parameter.asType().toString().equals("java.lang.String"));
+		// by the type's element: the type's text carries type-use annotations such as
+		// JSpecify's @Nullable, which javac 22+ reads from class files
+		return parameters.size() == 2 && parameters.stream().allMatch((parameter) -> isString(parameter.asType()));
+	}
+
+	private static boolean isString(TypeMirror type) {
+		return type instanceof DeclaredType declared && declared.asElement() instanceof TypeElement element
+				&& element.getQualifiedName().contentEquals("java.lang.String");
 	}
 
 	/**

@@ -27,8 +27,14 @@ final class TestCompiler {
 			package io.mantlehooks;
 			public class HookRejection extends RuntimeException {
 				public HookRejection(String reason) { super(reason); }
-				public HookRejection(String reason, String responseMessage) { super(reason); }
+				public HookRejection(String reason, @Nullable String responseMessage) { super(reason); }
 			}
+			""", "io/mantlehooks/Nullable.java", """
+			package io.mantlehooks;
+			import java.lang.annotation.*;
+			@Target(ElementType.TYPE_USE)
+			@Retention(RetentionPolicy.RUNTIME)
+			public @interface Nullable { }
 			""", "io/mantlehooks/RetryModel.java", """
 			package io.mantlehooks;
 			public class RetryModel extends RuntimeException {
