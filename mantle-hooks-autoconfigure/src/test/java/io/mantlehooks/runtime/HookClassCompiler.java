@@ -9,8 +9,11 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 
 import javax.annotation.processing.Processor;
@@ -115,21 +118,44 @@ final class HookClassCompiler {
 	}
 
 	/**
+	 * Package the class output into a jar (compressed entries, as a build writes them).
+	 */
+	Path jar(Path jar) throws IOException {
+		try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
+				Stream<Path> files = Files.walk(this.classes)) {
+			for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
+				out.putNextEntry(new JarEntry(this.classes.relativize(file).toString().replace('\\', '/')));
+				out.write(Files.readAllBytes(file));
+				out.closeEntry();
+			}
+		}
+		return jar;
+	}
+
+	/**
 	 * A class loader that defines the compiled classes itself (not its parent, which may
 	 * hold classes of the same name), as an application class loader would.
 	 */
 	URLClassLoader loader(Path... moreClassDirectories) {
+		Path[] roots = Arrays.copyOf(moreClassDirectories, moreClassDirectories.length + 1);
+		roots[moreClassDirectories.length] = this.classes;
+		return loaderOf(roots);
+	}
+
+	/**
+	 * A class loader like {@link #loader} over the given directories and jars.
+	 */
+	static URLClassLoader loaderOf(Path... roots) {
 		List<URL> urls = new ArrayList<>();
 		try {
-			for (Path directory : moreClassDirectories) {
-				urls.add(directory.toUri().toURL());
+			for (Path root : roots) {
+				urls.add(root.toUri().toURL());
 			}
-			urls.add(this.classes.toUri().toURL());
 		}
 		catch (MalformedURLException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		return new ChildFirstClassLoader(urls.toArray(URL[]::new), getClass().getClassLoader());
+		return new ChildFirstClassLoader(urls.toArray(URL[]::new), HookClassCompiler.class.getClassLoader());
 	}
 
 	private static final class ChildFirstClassLoader extends URLClassLoader {

@@ -8,6 +8,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 
+import io.mantlehooks.HookRejection;
 import io.mantlehooks.RetryModel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -84,6 +85,25 @@ class SourceChecksTests {
 		try (URLClassLoader loader = compiler.loader(otherRoot.getParent())) {
 			SignalUsageInspector inspector = new SignalUsageInspector(new RecordedChecks(), SourceChecks.load(loader));
 			assertThat(inspector.constructedSignals(screen(loader))).isEmpty();
+		}
+	}
+
+	@Test
+	void inAJarTheIndexIsCheckedAgainstTheEntrySizeAndCrc() throws Exception {
+		HookClassCompiler compiler = new HookClassCompiler(this.directory);
+		compiler.compile(true, Map.of("demo/Hooks.java", hooks("")));
+		rewriteIndex(compiler, SCREEN + ".signals=", SCREEN + ".signals=io.mantlehooks.RetryModel");
+		Path unchanged = compiler.jar(this.directory.resolve("unchanged.jar"));
+		try (URLClassLoader loader = HookClassCompiler.loaderOf(unchanged)) {
+			SignalUsageInspector inspector = new SignalUsageInspector(new RecordedChecks(), SourceChecks.load(loader));
+			assertThat(inspector.constructedSignals(screen(loader))).containsExactly(RetryModel.class);
+		}
+		compiler.compile(false, Map.of("demo/Hooks.java",
+				hooks("if (message.text().isEmpty()) { throw new HookRejection(\"changed\"); }")));
+		Path changed = compiler.jar(this.directory.resolve("changed.jar"));
+		try (URLClassLoader loader = HookClassCompiler.loaderOf(changed)) {
+			SignalUsageInspector inspector = new SignalUsageInspector(new RecordedChecks(), SourceChecks.load(loader));
+			assertThat(inspector.constructedSignals(screen(loader))).containsExactly(HookRejection.class);
 		}
 	}
 
