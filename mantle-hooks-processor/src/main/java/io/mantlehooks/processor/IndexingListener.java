@@ -74,9 +74,9 @@ final class IndexingListener implements TaskListener {
 			return;
 		}
 		if (event.getKind() == TaskEvent.Kind.ANALYZE && event.getTypeElement() != null) {
-			ClassTree tree = this.trees.getTree(event.getTypeElement());
-			if (tree != null) {
-				analyse(new TreePath(new TreePath(event.getCompilationUnit()), tree));
+			TreePath path = this.trees.getPath(event.getTypeElement());
+			if (path != null) {
+				analyse(path);
 			}
 		}
 		else if (event.getKind() == TaskEvent.Kind.GENERATE && event.getTypeElement() != null) {
