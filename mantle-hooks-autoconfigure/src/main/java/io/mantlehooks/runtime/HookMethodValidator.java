@@ -28,7 +28,18 @@ final class HookMethodValidator {
 	private static final String SIGNAL_RULES = "RetryModel is allowed only in @ModifyModelResponse and @ModifyToolCall, "
 			+ "HookRejection only in @ModifyIncomingMessage and @ModifyOutgoingText; observe hooks support no signal.";
 
-	private final SignalUsageInspector signalInspector = new SignalUsageInspector();
+	private final SignalUsageInspector signalInspector;
+
+	HookMethodValidator() {
+		this(new SignalUsageInspector());
+	}
+
+	/**
+	 * Create a validator whose signal checks come from the given inspector.
+	 */
+	HookMethodValidator(SignalUsageInspector signalInspector) {
+		this.signalInspector = signalInspector;
+	}
 
 	/**
 	 * Return the response names a hook passes as literals to

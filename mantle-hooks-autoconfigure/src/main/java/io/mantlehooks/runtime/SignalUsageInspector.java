@@ -54,10 +54,13 @@ final class SignalUsageInspector {
 
 	private final RecordedChecks recorded;
 
+	private final SourceChecks indexed;
+
 	private final Set<Class<?>> unchecked = ConcurrentHashMap.newKeySet();
 
 	SignalUsageInspector() {
-		this(RecordedChecks.load(ClassUtils.getDefaultClassLoader()));
+		this(RecordedChecks.load(ClassUtils.getDefaultClassLoader()),
+				SourceChecks.load(ClassUtils.getDefaultClassLoader()));
 	}
 
 	/**
@@ -65,7 +68,16 @@ final class SignalUsageInspector {
 	 * methods they cover, and reads class files for the others.
 	 */
 	SignalUsageInspector(RecordedChecks recorded) {
+		this(recorded, SourceChecks.none());
+	}
+
+	/**
+	 * Create an inspector that trusts the AOT build's records, then the compile-time
+	 * index for the unchanged classes it covers, and reads class files for the others.
+	 */
+	SignalUsageInspector(RecordedChecks recorded, SourceChecks indexed) {
 		this.recorded = recorded;
+		this.indexed = indexed;
 	}
 
 	/**
@@ -75,7 +87,7 @@ final class SignalUsageInspector {
 	 * cannot be read (for example a class generated at run time)
 	 */
 	Set<Class<? extends HookSignal>> constructedSignals(Method method) {
-		RecordedChecks.Checked checked = this.recorded.find(method);
+		RecordedChecks.Checked checked = recorded(method);
 		if (checked != null) {
 			return checked.signals();
 		}
@@ -92,13 +104,18 @@ final class SignalUsageInspector {
 	 * @return the constant response names, empty when none can be read
 	 */
 	Set<String> rejectionResponseNames(Method method) {
-		RecordedChecks.Checked checked = this.recorded.find(method);
+		RecordedChecks.Checked checked = recorded(method);
 		if (checked != null) {
 			return checked.rejectionNames();
 		}
 		Set<String> names = new LinkedHashSet<>();
 		reachableCode(method).forEach((body) -> names.addAll(body.rejectionNames()));
 		return names;
+	}
+
+	private RecordedChecks.@Nullable Checked recorded(Method method) {
+		RecordedChecks.Checked checked = this.recorded.find(method);
+		return (checked != null) ? checked : this.indexed.find(method);
 	}
 
 	private List<MethodCode> reachableCode(Method method) {
@@ -134,8 +151,14 @@ final class SignalUsageInspector {
 	 * Forget the class files read so far: the check runs once, at startup.
 	 */
 	void clear() {
+		if (logger.isDebugEnabled() && (this.indexed.coveredClasses() > 0 || !this.classCode.isEmpty())) {
+			logger.debug("Hook signal check: " + this.indexed.coveredClasses()
+					+ " hook classes from the compile-time index (" + SourceChecks.LOCATION + "), "
+					+ this.classCode.size() + " class files read");
+		}
 		this.classCode.clear();
 		this.unchecked.clear();
+		this.indexed.clear();
 	}
 
 	private record MethodCode(Set<String> constructed, Set<String> lambdas, Set<String> rejectionNames) {

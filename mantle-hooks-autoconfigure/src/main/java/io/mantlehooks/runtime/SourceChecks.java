@@ -1,0 +1,424 @@
+package io.mantlehooks.runtime;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Method;
+import java.net.JarURLConnection;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLConnection;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.CodeSource;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.mantlehooks.HookRejection;
+import io.mantlehooks.HookSignal;
+import io.mantlehooks.RetryModel;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.asm.Type;
+import org.springframework.util.StringUtils;
+
+/**
+ * The compile-time index of {@code mantle-hooks-processor} ({@value #LOCATION}): what the
+ * processor found in each hook method's source, trusted for a class only when the class
+ * was loaded from the root (directory or jar) the index sits in and its class file there
+ * is still the one the index describes. In a jar that is the entry's size and CRC32 from
+ * the central directory (nothing is inflated); in a directory the file's size and
+ * modification time (one {@code stat}, where a CRC would read the file). Anything else
+ * falls back to reading the class file.
+ */
+final class SourceChecks {
+
+	/** Where the processor writes the index, relative to a class path root. */
+	static final String LOCATION = "META-INF/mantle-hooks/source-checks.properties";
+
+	private static final Log logger = LogFactory.getLog(SourceChecks.class);
+
+	private static final String VERSION_KEY = "mantle-hooks.source-checks.version";
+
+	private static final String CLASS_FILE = ".class-file";
+
+	private static final String SIGNALS = ".signals";
+
+	private static final String NAMES = ".rejection-names";
+
+	private static final Pattern FINGERPRINT = Pattern.compile("(\\d{1,10}),([0-9a-f]{1,8}),(-?\\d{1,19})");
+
+	private static final Pattern METHOD = Pattern.compile("[^#(]+#[^#(]+\\([^#]*\\)[^#]+");
+
+	private static final Map<String, Class<? extends HookSignal>> SIGNAL_TYPES = Map.of(RetryModel.class.getName(),
+			RetryModel.class, HookRejection.class.getName(), HookRejection.class);
+
+	private static final SourceChecks NONE = new SourceChecks(Map.of());
+
+	private final Map<String, Index> indexes;
+
+	private final Map<Class<?>, Optional<Map<String, RecordedChecks.Checked>>> classes = new ConcurrentHashMap<>();
+
+	private final AtomicInteger covered = new AtomicInteger();
+
+	private SourceChecks(Map<String, Index> indexes) {
+		this.indexes = indexes;
+	}
+
+	/**
+	 * No index: every class file is read.
+	 */
+	static SourceChecks none() {
+		return NONE;
+	}
+
+	/**
+	 * Load every index on the class path; a file that cannot be read or parsed is ignored
+	 * with a warning, never trusted in part.
+	 */
+	static SourceChecks load(@Nullable ClassLoader classLoader) {
+		Map<String, Index> indexes = new HashMap<>();
+		try {
+			List<URL> urls = Collections.list((classLoader != null) ? classLoader.getResources(LOCATION)
+					: ClassLoader.getSystemResources(LOCATION));
+			for (URL url : urls) {
+				Index index = Index.read(url);
+				if (index != null) {
+					indexes.putIfAbsent(index.root().key(), index);
+				}
+			}
+		}
+		catch (IOException ex) {
+			logger.warn("Could not list " + LOCATION + " on the class path; hook class files are read instead", ex);
+		}
+		return indexes.isEmpty() ? NONE : new SourceChecks(indexes);
+	}
+
+	/**
+	 * Return what the index holds for a method, if its class is covered and unchanged.
+	 * @return the checks, {@code null} when the class file has to be read
+	 */
+	RecordedChecks.@Nullable Checked find(Method method) {
+		if (this.indexes.isEmpty()) {
+			return null;
+		}
+		Class<?> type = method.getDeclaringClass();
+		Optional<Map<String, RecordedChecks.Checked>> methods = this.classes.computeIfAbsent(type, this::lookUp);
+		return methods.map((checked) -> checked.get(method.getName() + Type.getMethodDescriptor(method))).orElse(null);
+	}
+
+	/**
+	 * Return how many classes the index answered for so far.
+	 */
+	int coveredClasses() {
+		return this.covered.get();
+	}
+
+	/**
+	 * Forget the lookups and close the jars opened for them: the check runs once.
+	 */
+	void clear() {
+		this.classes.clear();
+		this.covered.set(0);
+		this.indexes.values().forEach((index) -> index.root().close());
+	}
+
+	private Optional<Map<String, RecordedChecks.Checked>> lookUp(Class<?> type) {
+		CodeSource codeSource = type.getProtectionDomain().getCodeSource();
+		String root = (codeSource != null && codeSource.getLocation() != null) ? Root.keyOf(codeSource.getLocation())
+				: null;
+		Index index = (root != null) ? this.indexes.get(root) : null;
+		ClassEntry entry = (index != null) ? index.classes().get(type.getName()) : null;
+		if (entry == null || !index.root().holds(type.getName(), entry)) {
+			return Optional.empty();
+		}
+		this.covered.incrementAndGet();
+		return Optional.of(entry.methods());
+	}
+
+	/**
+	 * One index file and the root it was found in.
+	 */
+	private record Index(Root root, Map<String, ClassEntry> classes) {
+
+		static @Nullable Index read(URL url) {
+			try {
+				Root root = Root.of(url);
+				if (root == null) {
+					logger.debug("Ignoring " + url + ": not in a directory or jar");
+					return null;
+				}
+				Properties properties = new Properties();
+				try (InputStream in = url.openStream()) {
+					properties.load(in);
+				}
+				return new Index(root, parse(properties));
+			}
+			catch (IOException | IllegalArgumentException | URISyntaxException ex) {
+				logger.warn("Ignoring the hook signal index " + url + " (" + ex.getMessage()
+						+ "): its hook classes are checked from their class files. Rebuild to regenerate it.");
+				return null;
+			}
+		}
+
+		private static Map<String, ClassEntry> parse(Properties properties) {
+			if (!"1".equals(properties.getProperty(VERSION_KEY))) {
+				throw new IllegalArgumentException("unknown format version " + properties.getProperty(VERSION_KEY));
+			}
+			Map<String, ClassEntry> classes = new HashMap<>();
+			for (String key : properties.stringPropertyNames()) {
+				if (key.endsWith(CLASS_FILE) && key.indexOf('#') < 0) {
+					String name = key.substring(0, key.length() - CLASS_FILE.length());
+					classes.put(name, ClassEntry.parse(name, properties.getProperty(key)));
+				}
+			}
+			for (String key : properties.stringPropertyNames()) {
+				if (key.equals(VERSION_KEY) || (key.endsWith(CLASS_FILE) && key.indexOf('#') < 0)) {
+					continue;
+				}
+				if (!key.endsWith(SIGNALS) && !key.endsWith(NAMES)) {
+					throw new IllegalArgumentException("unexpected key " + key);
+				}
+				String method = key.substring(0, key.length() - (key.endsWith(SIGNALS) ? SIGNALS : NAMES).length());
+				if (!METHOD.matcher(method).matches()) {
+					throw new IllegalArgumentException("malformed method key " + key);
+				}
+				int hash = method.indexOf('#');
+				ClassEntry entry = classes.get(method.substring(0, hash));
+				if (entry == null || !properties.containsKey(method + SIGNALS)
+						|| !properties.containsKey(method + NAMES)) {
+					throw new IllegalArgumentException("incomplete entry " + key);
+				}
+				entry.methods()
+					.put(method.substring(hash + 1),
+							new RecordedChecks.Checked(signals(properties.getProperty(method + SIGNALS)),
+									split(properties.getProperty(method + NAMES))));
+			}
+			return classes;
+		}
+
+		private static Set<Class<? extends HookSignal>> signals(String value) {
+			Set<Class<? extends HookSignal>> signals = new LinkedHashSet<>();
+			for (String name : split(value)) {
+				Class<? extends HookSignal> type = SIGNAL_TYPES.get(name);
+				if (type == null) {
+					throw new IllegalArgumentException("unknown signal " + name);
+				}
+				signals.add(type);
+			}
+			return signals;
+		}
+
+		private static Set<String> split(String value) {
+			Set<String> parts = new LinkedHashSet<>();
+			for (String part : StringUtils.commaDelimitedListToStringArray(value)) {
+				if (StringUtils.hasText(part)) {
+					parts.add(part);
+				}
+			}
+			return parts;
+		}
+
+	}
+
+	/**
+	 * The class file an index entry describes, and what it says about its methods.
+	 */
+	private record ClassEntry(long size, long crc, long modified, Map<String, RecordedChecks.Checked> methods) {
+
+		static ClassEntry parse(String name, String value) {
+			Matcher matcher = FINGERPRINT.matcher(value);
+			if (!matcher.matches()) {
+				throw new IllegalArgumentException("malformed class file entry for " + name);
+			}
+			return new ClassEntry(Long.parseLong(matcher.group(1)), Long.parseLong(matcher.group(2), 16),
+					Long.parseLong(matcher.group(3)), new HashMap<>());
+		}
+
+	}
+
+	/**
+	 * A class path root holding an index: a directory or a jar (also a jar nested in a
+	 * Spring Boot archive).
+	 */
+	private abstract static class Root {
+
+		abstract String key();
+
+		/**
+		 * Whether the root's class file of the class is the one the index describes.
+		 */
+		abstract boolean holds(String className, ClassEntry entry);
+
+		void close() {
+		}
+
+		static @Nullable Root of(URL index) throws URISyntaxException {
+			String spec = index.toString();
+			if (!spec.endsWith(LOCATION)) {
+				return null;
+			}
+			String root = spec.substring(0, spec.length() - LOCATION.length());
+			if ("file".equals(index.getProtocol())) {
+				return new DirectoryRoot(Path.of(new URI(root)));
+			}
+			if ("jar".equals(index.getProtocol()) && root.endsWith("!/")) {
+				return new JarRoot(root, jarKey(root.substring("jar:".length(), root.length() - 2)));
+			}
+			return null;
+		}
+
+		/**
+		 * The key of a class's code source location, as {@link #key()} of its root.
+		 */
+		static @Nullable String keyOf(URL location) {
+			try {
+				String spec = location.toString();
+				if ("file".equals(location.getProtocol())) {
+					Path path = Path.of(location.toURI()).toAbsolutePath().normalize();
+					return spec.endsWith("/") ? "dir:" + path : jarKey(spec);
+				}
+				if ("jar".equals(location.getProtocol())) {
+					String inner = spec.substring("jar:".length());
+					return jarKey(inner.endsWith("!/") ? inner.substring(0, inner.length() - 2) : inner);
+				}
+			}
+			catch (URISyntaxException | IllegalArgumentException ex) {
+				logger.debug("Unexpected code source " + location, ex);
+			}
+			return null;
+		}
+
+		private static String jarKey(String jar) {
+			if (jar.startsWith("file:")) {
+				try {
+					return "jar:" + Path.of(new URI(jar)).toAbsolutePath().normalize();
+				}
+				catch (URISyntaxException | IllegalArgumentException ex) {
+					return "jar:" + jar;
+				}
+			}
+			return "jar:" + jar;
+		}
+
+	}
+
+	private static final class DirectoryRoot extends Root {
+
+		private final Path directory;
+
+		DirectoryRoot(Path directory) {
+			this.directory = directory.toAbsolutePath().normalize();
+		}
+
+		@Override
+		String key() {
+			return "dir:" + this.directory;
+		}
+
+		@Override
+		boolean holds(String className, ClassEntry entry) {
+			try {
+				BasicFileAttributes attributes = Files.readAttributes(
+						this.directory.resolve(className.replace('.', '/') + ".class"), BasicFileAttributes.class);
+				return attributes.size() == entry.size()
+						&& attributes.lastModifiedTime().toMillis() == entry.modified();
+			}
+			catch (NoSuchFileException ex) {
+				return false;
+			}
+			catch (IOException | RuntimeException ex) {
+				logger.debug("Cannot stat the class file of " + className, ex);
+				return false;
+			}
+		}
+
+	}
+
+	private static final class JarRoot extends Root {
+
+		private final String url;
+
+		private final String key;
+
+		private @Nullable JarFile jar;
+
+		private boolean opened;
+
+		JarRoot(String url, String key) {
+			this.url = url;
+			this.key = key;
+		}
+
+		@Override
+		String key() {
+			return this.key;
+		}
+
+		@Override
+		boolean holds(String className, ClassEntry entry) {
+			try {
+				JarFile jar = jar();
+				JarEntry jarEntry = jar.getJarEntry(className.replace('.', '/') + ".class");
+				// size and CRC come from the central directory: nothing is inflated
+				return jarEntry != null && jarEntry.getSize() == entry.size() && jarEntry.getCrc() == entry.crc();
+			}
+			catch (IOException | URISyntaxException | RuntimeException ex) {
+				logger.debug("Cannot read the jar entry of " + className, ex);
+				return false;
+			}
+		}
+
+		private synchronized JarFile jar() throws IOException, URISyntaxException {
+			if (this.jar == null) {
+				if (this.key.startsWith("jar:/")) {
+					// a plain jar: opened here (only its central directory is read),
+					// closed
+					// after the check
+					this.jar = new JarFile(this.key.substring("jar:".length()), false);
+					this.opened = true;
+				}
+				else {
+					// a nested jar (a Spring Boot archive): the URL handler's cached
+					// file,
+					// shared with the class loader, so not closed here
+					URLConnection connection = new URI(this.url).toURL().openConnection();
+					this.jar = ((JarURLConnection) connection).getJarFile();
+				}
+			}
+			return this.jar;
+		}
+
+		@Override
+		synchronized void close() {
+			if (this.opened && this.jar != null) {
+				try {
+					this.jar.close();
+				}
+				catch (IOException ex) {
+					logger.debug("Could not close " + this.key, ex);
+				}
+			}
+			this.jar = null;
+			this.opened = false;
+		}
+
+	}
+
+}
