@@ -547,7 +547,14 @@
     });
   }
 
-  window.addEventListener('resize', () => placeTimings(document.getElementById('waterfall')));
+  // Timings are placed in pixels: again whenever the waterfall's width changes, by a window
+  // resize or by anything else (a scrollbar that appears when the detail grows).
+  const waterfallElement = document.getElementById('waterfall');
+  if (window.ResizeObserver) {
+    new ResizeObserver(() => placeTimings(waterfallElement)).observe(waterfallElement);
+  } else {
+    window.addEventListener('resize', () => placeTimings(waterfallElement));
+  }
   filter.addEventListener('change', loadTurns);
   agentFilter.addEventListener('change', loadTurns);
   document.getElementById('refresh').addEventListener('click', loadTurns);

@@ -1,5 +1,6 @@
 package io.mantlehooks.sample;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -11,6 +12,7 @@ import io.mantlehooks.observation.TurnObservationContext;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
+import org.openqa.selenium.TimeoutException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 
@@ -125,6 +127,27 @@ class GroundingConsoleBrowserTests extends BrowserTests {
 				"attempt", "1");
 	}
 
+	/**
+	 * The rows' geometry once every timing is in its place, or as it is after the wait.
+	 */
+	private List<Map<String, Object>> placed(int width) {
+		List<List<Map<String, Object>>> last = new ArrayList<>();
+		try {
+			Browser.waitFor(browser).until((page) -> {
+				List<Map<String, Object>> rows = Browser.read(browser, (reader) -> geometry());
+				last.add(0, rows);
+				return rows.stream()
+					.allMatch((row) -> Boolean.FALSE.equals(row.get("overName"))
+							&& Boolean.FALSE.equals(row.get("beforeTrack"))
+							&& Boolean.FALSE.equals(row.get("pastTrack")) && Boolean.TRUE.equals(row.get("visible")));
+			});
+		}
+		catch (TimeoutException ex) {
+			// the assertions below report what was read last
+		}
+		return last.isEmpty() ? Browser.read(browser, (page) -> geometry()) : last.get(0);
+	}
+
 	@Test
 	void noTimingRunsOverItsRowsNameOrOutOfItsTrack() throws InterruptedException {
 		browser.manage().window().setSize(new Dimension(1400, 1000));
@@ -140,7 +163,9 @@ class GroundingConsoleBrowserTests extends BrowserTests {
 			browser.manage().window().setSize(new Dimension(width, 1000));
 			for (String turnId : List.of(lateStart, guess, lookup)) {
 				Browser.open(browser, turnId);
-				List<Map<String, Object>> rows = Browser.read(browser, (page) -> geometry());
+				// the page places timings again after the window's width changed: wait
+				// until it has, then check every row
+				List<Map<String, Object>> rows = placed(width);
 				assertThat(rows).as("rows of %s at %d px", turnId, width)
 					.allSatisfy((row) -> assertThat(row).as("row %s at %d px", row.get("row"), width)
 						.containsEntry("overName", false)
