@@ -180,7 +180,8 @@ public final class HookRegistry {
 			List<HookMethod>[] found = new List[POINTS.length];
 			Arrays.setAll(found, (index) -> new ArrayList<>());
 			for (HookMethod hook : discovered) {
-				if (!hook.agents().isEmpty() && (agent == null || !hook.agents().contains(agent))) {
+				// the set of every agent holds only the hooks without @ForAgent
+				if (!((agent != null) ? hook.belongsTo(agent) : hook.agents().isEmpty())) {
 					continue;
 				}
 				int index = hook.point().ordinal();
