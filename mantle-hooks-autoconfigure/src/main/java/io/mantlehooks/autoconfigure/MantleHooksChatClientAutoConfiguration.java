@@ -9,7 +9,6 @@ import io.mantlehooks.ai.knowledge.KnowledgeBeanPostProcessor;
 import io.mantlehooks.ai.model.ChatModelBeanPostProcessor;
 import io.mantlehooks.ai.model.UnhookedCallCoverageCheck;
 import io.mantlehooks.ai.model.UnhookedCallDetector;
-import io.mantlehooks.ai.model.UnhookedCallObservationHandler;
 import io.mantlehooks.ai.tool.MantleMcpMetaConverter;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.approval.ApprovalAuthorizer;
@@ -92,15 +91,11 @@ public final class MantleHooksChatClientAutoConfiguration {
 		return new ChatModelBeanPostProcessor(detector, () -> processor.getObject().pointsWithHooks());
 	}
 
-	@Bean
-	UnhookedCallObservationHandler mantleUnhookedCallObservationHandler(UnhookedCallDetector detector) {
-		return new UnhookedCallObservationHandler(detector);
-	}
-
 	/**
-	 * Names the chat models whose unhooked calls cannot be seen once the context is up
-	 * (asking for the registry earlier would be a cycle: the registry collects the
-	 * handlers).
+	 * Adds the unhooked-call handler to the observation registry once the context is up,
+	 * or names the chat models whose unhooked calls cannot be seen (asking for the
+	 * registry earlier would be a cycle: the registry collects the handlers; and only
+	 * then does the registry know whether anything else listens).
 	 */
 	@Bean
 	static UnhookedCallCoverageCheck mantleUnhookedCallCoverageCheck(ObjectProvider<ChatModelBeanPostProcessor> models,

@@ -6,14 +6,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.ai.model.UnhookedModelCallException;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
+import io.mantlehooks.observation.TurnObservationContext;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.observation.ChatModelObservationContext;
+import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
@@ -83,8 +89,48 @@ class DefaultSetupUnhookedCallTests {
 		}
 	}
 
+	@Test
+	void whenNothingElseListensOnlyTheModelsObservationsAreMade() {
+		this.openAi.reply(Reply.text("hooked"));
+		try (ConfigurableApplicationContext context = application()) {
+			ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+			assertThat(context.getBean(ChatClient.Builder.class).build().prompt().user("Hello").call().content())
+				.isEqualTo("hooked");
+			assertThat(observed("mantle.turn", new TurnObservationContext("t-1", "default"), registry)).isFalse();
+			assertThat(observed("spring.ai.chat.client", new Observation.Context(), registry)).isFalse();
+			ChatModelObservationContext modelCall = ChatModelObservationContext.builder()
+				.prompt(new Prompt("Hi"))
+				.provider("openai")
+				.build();
+			assertThat(observed("gen_ai.client.operation", modelCall, registry)).isTrue();
+		}
+	}
+
+	@Test
+	void anApplicationsOwnHandlerStillSeesEveryObservationOfATurn() {
+		this.openAi.reply(Reply.text("hooked"));
+		try (ConfigurableApplicationContext context = application(Application.class, ObservedApplication.class)) {
+			ChatClient hooked = context.getBean(ChatClient.Builder.class).build();
+			assertThat(hooked.prompt().user("Hello").call().content()).isEqualTo("hooked");
+			assertThat(context.getBean(RecordingHandler.class).names).contains("mantle.turn", "mantle.hook",
+					"spring.ai.chat.client", "spring.ai.advisor", "gen_ai.client.operation");
+		}
+	}
+
+	private static boolean observed(String name, Observation.Context context, ObservationRegistry registry) {
+		return !Observation.createNotStarted(name, () -> context, registry).isNoop();
+	}
+
 	private ConfigurableApplicationContext application(String... properties) {
-		return new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
+		return application(new Class<?>[] { Application.class }, properties);
+	}
+
+	private ConfigurableApplicationContext application(Class<?> first, Class<?> second) {
+		return application(new Class<?>[] { first, second });
+	}
+
+	private ConfigurableApplicationContext application(Class<?>[] sources, String... properties) {
+		return new SpringApplicationBuilder(sources).web(WebApplicationType.NONE)
 			.bannerMode(Banner.Mode.OFF)
 			.properties(this.openAi.springProperties())
 			.properties(properties)
@@ -98,6 +144,38 @@ class DefaultSetupUnhookedCallTests {
 		@Bean
 		AuditHook auditHook() {
 			return new AuditHook();
+		}
+
+	}
+
+	/**
+	 * An application that observes: its own handler, as a bean.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class ObservedApplication {
+
+		@Bean
+		RecordingHandler recordingHandler() {
+			return new RecordingHandler();
+		}
+
+	}
+
+	/**
+	 * Records the name of every observation it sees.
+	 */
+	static class RecordingHandler implements ObservationHandler<Observation.Context> {
+
+		final List<String> names = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void onStart(Observation.Context context) {
+			this.names.add(context.getName());
+		}
+
+		@Override
+		public boolean supportsContext(Observation.Context context) {
+			return true;
 		}
 
 	}

@@ -14,12 +14,20 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
- * Names, once the context is up, the {@code ChatModel} beans whose calls outside a hooked
- * turn cannot be detected: a bean that could not be proxied (a final class such as
- * {@code OpenAiChatModel}) is checked only through Spring AI's model observations, and
- * those reach {@link UnhookedCallObservationHandler} only through an
- * {@code ObservationRegistry}. The starter brings Boot's observation module, so this
- * speaks only when an application has removed or replaced it; a bypass is never silent.
+ * Once the context is up, lets the unhooked-call detector see the calls of models it
+ * cannot proxy, or says that it cannot. A bean that could not be proxied (a final class
+ * such as {@code OpenAiChatModel}), and a model the application builds itself, is checked
+ * only through Spring AI's model observations: {@link UnhookedCallObservationHandler} is
+ * added to the application's {@code ObservationRegistry} here. When that registry had no
+ * handler before it (no Actuator, no tracing, no console), the registry also gets
+ * {@link ChatModelObservationsOnly}, so that the handler, which makes the registry
+ * active, does not make every other observation of every turn be created for nobody. The
+ * starter brings Boot's observation module, so the warning here speaks only when an
+ * application has removed or replaced it; a bypass is never silent.
+ * <p>
+ * Handlers are read once, here: an application that adds an observation handler to the
+ * registry itself after startup (not as a bean) while no other handler existed would see
+ * only chat-model observations.
  */
 public final class UnhookedCallCoverageCheck implements SmartInitializingSingleton {
 
@@ -52,17 +60,25 @@ public final class UnhookedCallCoverageCheck implements SmartInitializingSinglet
 
 	@Override
 	public void afterSingletonsInstantiated() {
-		ChatModelBeanPostProcessor processor = this.models.getIfAvailable();
-		List<String> unproxied = (processor != null) ? processor.getUnproxiedModels() : List.of();
 		UnhookedCallDetector unhookedCalls = this.detector.getIfAvailable();
-		if (unproxied.isEmpty() || unhookedCalls == null || unhookedCalls.policy() == UnhookedCallPolicy.IGNORE
+		if (unhookedCalls == null || unhookedCalls.policy() == UnhookedCallPolicy.IGNORE
 				|| this.pointsWithHooks.get().isEmpty()) {
 			return;
 		}
 		// Spring AI's model auto-configurations take the registry with getIfUnique, so
 		// do we
 		ObservationRegistry registry = this.observationRegistry.getIfUnique();
-		if (registry != null && !registry.isNoop()) {
+		if (registry != null && registry != ObservationRegistry.NOOP) {
+			boolean listened = !registry.isNoop();
+			registry.observationConfig().observationHandler(new UnhookedCallObservationHandler(unhookedCalls));
+			if (!listened) {
+				registry.observationConfig().observationPredicate(new ChatModelObservationsOnly());
+			}
+			return;
+		}
+		ChatModelBeanPostProcessor processor = this.models.getIfAvailable();
+		List<String> unproxied = (processor != null) ? processor.getUnproxiedModels() : List.of();
+		if (unproxied.isEmpty()) {
 			return;
 		}
 		logger.warn("Calls outside a hooked turn to ChatModel " + String.join(", ", unproxied)

@@ -10,7 +10,8 @@ import org.springframework.ai.chat.observation.ChatModelObservationContext;
  * that cannot be proxied by class (final classes such as {@code OpenAiChatModel}). Active
  * when the application has an {@code ObservationRegistry}: Spring Boot's observation
  * module, which the starter brings (Actuator or not), makes one and registers handler
- * beans such as this one. Without one, {@link UnhookedCallCoverageCheck} says so.
+ * beans. {@link UnhookedCallCoverageCheck} adds it to that registry once the context is
+ * up, or says that there is none.
  */
 public final class UnhookedCallObservationHandler implements ObservationHandler<ChatModelObservationContext> {
 
