@@ -18,6 +18,8 @@ final class HookDeadlines {
 
 	private final ConcurrentLinkedQueue<Watched> watched = new ConcurrentLinkedQueue<>();
 
+	private final ConcurrentLinkedQueue<ObserverBatch> batches = new ConcurrentLinkedQueue<>();
+
 	HookDeadlines(ScheduledExecutorService timer) {
 		timer.scheduleWithFixedDelay(this::sweep, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
 	}
@@ -31,6 +33,15 @@ final class HookDeadlines {
 	}
 
 	/**
+	 * Watch a batch of observers until all have started, so that one that runs long does
+	 * not hold up the others (see {@link ObserverBatch#sweep()}).
+	 * @param batch the batch, not yet submitted
+	 */
+	void watch(ObserverBatch batch) {
+		this.batches.add(batch);
+	}
+
+	/**
 	 * Return how many invocations are watched (finished ones leave at the next sweep).
 	 */
 	int watching() {
@@ -38,6 +49,9 @@ final class HookDeadlines {
 	}
 
 	private void sweep() {
+		if (!this.batches.isEmpty()) {
+			this.batches.removeIf((batch) -> !batch.sweep());
+		}
 		long now = System.nanoTime();
 		this.watched.removeIf((entry) -> {
 			if (entry.invocation().outcome().isDone()) {

@@ -73,6 +73,17 @@ final class HookInvocation implements Runnable {
 	 */
 	static HookInvocation start(HookMethod hook, Object payload, HookScope scope, Executor executor,
 			HookDeadlines deadlines, Runnable onFinished) {
+		HookInvocation invocation = prepare(hook, payload, scope, deadlines, onFinished);
+		invocation.submit(executor);
+		return invocation;
+	}
+
+	/**
+	 * Make an invocation that a caller runs or {@link #submit submits} later; a modify
+	 * hook's timeout counts from now.
+	 */
+	static HookInvocation prepare(HookMethod hook, Object payload, HookScope scope, HookDeadlines deadlines,
+			Runnable onFinished) {
 		HookInvocation invocation = new HookInvocation(hook, payload, scope, deadlines, onFinished);
 		invocation.outcome.whenComplete((result, ex) -> {
 			if (ex instanceof TimeoutException) {
@@ -82,14 +93,27 @@ final class HookInvocation implements Runnable {
 		if (hook.lane() == HookLane.MODIFY) {
 			deadlines.watch(invocation);
 		}
+		return invocation;
+	}
+
+	/**
+	 * Hand the invocation to an executor; when it refuses, the outcome is that refusal.
+	 */
+	void submit(Executor executor) {
 		try {
-			executor.execute(invocation);
+			executor.execute(this);
 		}
 		catch (RejectedExecutionException ex) {
-			invocation.outcome.completeExceptionally(ex);
-			invocation.settleAll();
+			reject(ex);
 		}
-		return invocation;
+	}
+
+	/**
+	 * The executor refused the invocation: that is its outcome, and it never runs.
+	 */
+	void reject(RejectedExecutionException ex) {
+		this.outcome.completeExceptionally(ex);
+		settleAll();
 	}
 
 	CompletableFuture<@Nullable Object> outcome() {

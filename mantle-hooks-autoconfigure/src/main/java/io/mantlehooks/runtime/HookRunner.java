@@ -177,16 +177,18 @@ public class HookRunner implements DisposableBean {
 		if (observers.isEmpty()) {
 			return result;
 		}
-		return result.thenApply((decided) -> {
-			HookPayload seen = (decided instanceof ModifyResult.Proceed<P> proceed) ? proceed.payload() : payload;
-			try {
-				this.observeLane.start(observers, seen, scope);
-			}
-			catch (RuntimeException ex) {
-				// observers never affect the turn, not even when they cannot start
-			}
-			return decided;
-		});
+		// admitted now, so they count as in flight before the turn goes on; started once
+		// the modify hook has decided, after the turn's own continuation: a future runs
+		// its later dependents first, so the turn does not wait for the hand-off
+		List<HookMethod> admitted = this.observeLane.admit(observers, scope);
+		if (!admitted.isEmpty()) {
+			result.whenComplete((decided, ex) -> {
+				// cancelled by a caller: the observers still see the payload as received
+				HookPayload seen = (decided instanceof ModifyResult.Proceed<P> proceed) ? proceed.payload() : payload;
+				this.observeLane.dispatch(admitted, seen, scope);
+			});
+		}
+		return result;
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.mantlehooks.runtime;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
@@ -12,13 +13,14 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Starts observe hooks and returns at once: the caller only hands each observer to the
- * hook executor. Each observer gets its own copy of the payload and its own timeout (its
- * thread is interrupted, its stage cancelled, when it expires). A busy observer is never
- * dropped; a hung one (holding {@code max-concurrent} invocations past their timeout and
- * still running) drops further invocations, counted, never queued, so a hung observer
- * loses only its own invocations. Crashes, timeouts, signals and the first drop of each
- * observer are logged and discarded.
+ * Starts observe hooks and returns at once: the caller only hands the point's observers,
+ * together, to the hook executor ({@link ObserverBatch}). Each observer gets its own copy
+ * of the payload and its own timeout (its thread is interrupted, its stage cancelled,
+ * when it expires). A busy observer is never dropped; a hung one (holding
+ * {@code max-concurrent} invocations past their timeout and still running) drops further
+ * invocations, counted, never queued, so a hung observer loses only its own invocations.
+ * Crashes, timeouts, signals and the first drop of each observer are logged and
+ * discarded.
  */
 final class ObserveLane {
 
@@ -36,23 +38,84 @@ final class ObserveLane {
 		this.observations = observations;
 	}
 
+	/**
+	 * Admit and start the observers of a point.
+	 */
 	void start(List<HookMethod> observers, HookPayload payload, HookScope scope) {
-		for (HookMethod observer : observers) {
-			start(observer, payload, scope);
-		}
+		dispatch(admit(observers, scope), payload, scope);
 	}
 
-	private void start(HookMethod observer, HookPayload payload, HookScope scope) {
-		if (!observer.tryAdmit()) {
+	/**
+	 * Admit each observer for one invocation now, so that it counts as in flight from
+	 * here; one that holds {@code max-concurrent} hung invocations is dropped, counted.
+	 * @return the observers admitted, to {@link #dispatch} exactly once
+	 */
+	List<HookMethod> admit(List<HookMethod> observers, HookScope scope) {
+		List<HookMethod> admitted = null;
+		for (int i = 0; i < observers.size(); i++) {
+			HookMethod observer = observers.get(i);
+			if (observer.tryAdmit()) {
+				if (admitted != null) {
+					admitted.add(observer);
+				}
+				continue;
+			}
+			if (admitted == null) {
+				admitted = new ArrayList<>(observers.subList(0, i));
+			}
 			scope.run(() -> {
 				drop(observer);
 				this.observations.skipped(observer, scope, HookOutcome.DROPPED);
 			});
+		}
+		return (admitted != null) ? admitted : observers;
+	}
+
+	/**
+	 * Start admitted observers with their own copies of a payload: one hand-off for all
+	 * of them ({@link ObserverBatch}).
+	 */
+	void dispatch(List<HookMethod> admitted, HookPayload payload, HookScope scope) {
+		if (admitted.size() == 1) {
+			HookInvocation invocation = prepare(admitted.get(0), payload, scope);
+			if (invocation != null) {
+				invocation.submit(this.executor);
+			}
 			return;
 		}
+		List<HookInvocation> invocations = new ArrayList<>(admitted.size());
+		for (HookMethod observer : admitted) {
+			HookInvocation invocation = prepare(observer, payload, scope);
+			if (invocation != null) {
+				invocations.add(invocation);
+			}
+		}
+		if (invocations.isEmpty()) {
+			return;
+		}
+		ObserverBatch batch = new ObserverBatch(invocations.toArray(new HookInvocation[0]), this.executor);
+		this.deadlines.watch(batch);
+		batch.submit();
+	}
+
+	/**
+	 * The invocation of an admitted observer, with its outcome reported when it ends;
+	 * {@code null} when not even its copy of the payload could be made (reported, and the
+	 * admission given back).
+	 */
+	private @Nullable HookInvocation prepare(HookMethod observer, HookPayload payload, HookScope scope) {
+		HookPayload copy;
+		try {
+			copy = PayloadCopies.forObserver(payload);
+		}
+		catch (RuntimeException ex) {
+			observer.finished();
+			warn(observer, "could not be given its copy of the payload", ex);
+			HookObservations.finish(observer, null, HookOutcome.CRASH, ex);
+			return null;
+		}
 		Observation observation = this.observations.start(observer, scope);
-		HookInvocation invocation = HookInvocation.start(observer, PayloadCopies.forObserver(payload), scope,
-				this.executor, this.deadlines, observer::finished);
+		HookInvocation invocation = HookInvocation.prepare(observer, copy, scope, this.deadlines, observer::finished);
 		invocation.outcome().whenComplete((returned, ex) -> {
 			if (ex == null) {
 				// nothing to log: no context to restore
@@ -65,6 +128,7 @@ final class ObserveLane {
 				HookObservations.finish(observer, observation, outcome, (outcome == HookOutcome.CRASH) ? cause : null);
 			});
 		});
+		return invocation;
 	}
 
 	private static HookOutcome report(HookMethod observer, @Nullable Throwable cause) {
