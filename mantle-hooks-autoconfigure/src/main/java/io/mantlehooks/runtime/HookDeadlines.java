@@ -1,6 +1,8 @@
 package io.mantlehooks.runtime;
 
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -18,7 +20,7 @@ final class HookDeadlines {
 
 	private final ConcurrentLinkedQueue<Watched> watched = new ConcurrentLinkedQueue<>();
 
-	private final ConcurrentLinkedQueue<ObserverBatch> batches = new ConcurrentLinkedQueue<>();
+	private final List<Runnable> sweepers = new CopyOnWriteArrayList<>();
 
 	HookDeadlines(ScheduledExecutorService timer) {
 		timer.scheduleWithFixedDelay(this::sweep, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
@@ -33,12 +35,12 @@ final class HookDeadlines {
 	}
 
 	/**
-	 * Watch a batch of observers until all have started, so that one that runs long does
-	 * not hold up the others (see {@link ObserverBatch#sweep()}).
-	 * @param batch the batch, not yet submitted
+	 * Run something at every sweep, on the sweeping thread (the observer queue's check
+	 * for progress, {@link ObserverQueue#sweep()}).
+	 * @param sweeper what to run; it must not block
 	 */
-	void watch(ObserverBatch batch) {
-		this.batches.add(batch);
+	void onSweep(Runnable sweeper) {
+		this.sweepers.add(sweeper);
 	}
 
 	/**
@@ -49,8 +51,8 @@ final class HookDeadlines {
 	}
 
 	private void sweep() {
-		if (!this.batches.isEmpty()) {
-			this.batches.removeIf((batch) -> !batch.sweep());
+		for (Runnable sweeper : this.sweepers) {
+			sweeper.run();
 		}
 		long now = System.nanoTime();
 		this.watched.removeIf((entry) -> {

@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * been cancelled. A hook that ignores interrupts therefore keeps counting against its
  * lane's limit until it returns.
  */
-final class HookInvocation implements Runnable {
+final class HookInvocation implements ObserverQueue.Task {
 
 	private static final Log logger = LogFactory.getLog(HookInvocation.class);
 
@@ -111,7 +111,8 @@ final class HookInvocation implements Runnable {
 	/**
 	 * The executor refused the invocation: that is its outcome, and it never runs.
 	 */
-	void reject(RejectedExecutionException ex) {
+	@Override
+	public void reject(RejectedExecutionException ex) {
 		this.outcome.completeExceptionally(ex);
 		settleAll();
 	}

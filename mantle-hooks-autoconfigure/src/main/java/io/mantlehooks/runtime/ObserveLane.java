@@ -13,10 +13,10 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Starts observe hooks and returns at once: the caller only hands the point's observers,
- * together, to the hook executor ({@link ObserverBatch}). Each observer gets its own copy
- * of the payload and its own timeout (its thread is interrupted, its stage cancelled,
- * when it expires). A busy observer is never dropped; a hung one (holding
+ * Starts observe hooks and returns at once: the caller only adds them to the runner's
+ * {@link ObserverQueue}, which a hook thread drains. Each observer gets its own copy of
+ * the payload and its own timeout (its thread is interrupted, its stage cancelled, when
+ * it expires). A busy observer is never dropped; a hung one (holding
  * {@code max-concurrent} invocations past their timeout and still running) drops further
  * invocations, counted, never queued, so a hung observer loses only its own invocations.
  * Crashes, timeouts, signals and the first drop of each observer are logged and
@@ -26,16 +26,17 @@ final class ObserveLane {
 
 	private static final Log logger = LogFactory.getLog(ObserveLane.class);
 
-	private final Executor executor;
-
 	private final HookDeadlines deadlines;
 
 	private final HookObservations observations;
 
+	private final ObserverQueue queue;
+
 	ObserveLane(Executor executor, HookDeadlines deadlines, HookObservations observations) {
-		this.executor = executor;
 		this.deadlines = deadlines;
 		this.observations = observations;
+		this.queue = new ObserverQueue(executor);
+		deadlines.onSweep(this.queue::sweep);
 	}
 
 	/**
@@ -72,17 +73,10 @@ final class ObserveLane {
 	}
 
 	/**
-	 * Start admitted observers with their own copies of a payload: one hand-off for all
-	 * of them ({@link ObserverBatch}).
+	 * Start admitted observers with their own copies of a payload: they join the runner's
+	 * {@link ObserverQueue}.
 	 */
 	void dispatch(List<HookMethod> admitted, HookPayload payload, HookScope scope) {
-		if (admitted.size() == 1) {
-			HookInvocation invocation = prepare(admitted.get(0), payload, scope);
-			if (invocation != null) {
-				invocation.submit(this.executor);
-			}
-			return;
-		}
 		List<HookInvocation> invocations = new ArrayList<>(admitted.size());
 		for (HookMethod observer : admitted) {
 			HookInvocation invocation = prepare(observer, payload, scope);
@@ -90,12 +84,7 @@ final class ObserveLane {
 				invocations.add(invocation);
 			}
 		}
-		if (invocations.isEmpty()) {
-			return;
-		}
-		ObserverBatch batch = new ObserverBatch(invocations.toArray(new HookInvocation[0]), this.executor);
-		this.deadlines.watch(batch);
-		batch.submit();
+		this.queue.addAll(invocations);
 	}
 
 	/**

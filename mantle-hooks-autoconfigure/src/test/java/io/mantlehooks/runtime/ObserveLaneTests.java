@@ -4,14 +4,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
@@ -32,10 +30,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The observers of a point start in one hand-off and run one after another, each under
- * its own timeout; one that runs long or hangs does not hold up the others.
+ * Observers join the runner's queue, which hook threads drain, each under its own
+ * timeout; one that runs long or hangs does not hold up the others. The queue itself is
+ * tested in {@link ObserverQueueTests}.
  */
-class ObserverBatchTests {
+class ObserveLaneTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(60);
 
@@ -43,25 +42,9 @@ class ObserverBatchTests {
 		.withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class));
 
 	@Test
-	void aPointsObserversStartInOneHandOffEachWithItsPayload() {
-		this.contextRunner.withUserConfiguration(CountingExecutor.class)
-			.withBean(ThreeObservers.class)
-			.run((context) -> {
-				HookRunner runner = context.getBean(HookRunner.class);
-				ThreeObservers observers = context.getBean(ThreeObservers.class);
-				runner.observe(HookPoint.OUTGOING_TEXT, outgoing("hi"), HookScope.none());
-				await().atMost(WAIT).until(() -> observers.seen.size() == 3);
-				assertThat(observers.seen).containsExactlyInAnyOrder("a:hi", "b:hi", "c:hi");
-				assertThat(context.getBean(CountingExecutor.class).tasks).hasValue(1);
-				assertThat(observers.threads).hasSize(1);
-				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
-			});
-	}
-
-	@Test
 	void anObserverThatHangsIgnoringInterruptsDoesNotHoldUpTheOthers() {
-		// the hung observer runs first and far within its timeout: only the batch's
-		// watch hands the others to threads of their own
+		// the hung observer runs first and far within its timeout: only the queue's
+		// sweep starts another thread for the others
 		this.contextRunner.withBean("first", HangingObserver.class)
 			.withBean(ThreeObservers.class)
 			.withPropertyValues("mantle.hooks.timeouts.observe=60s")
@@ -147,23 +130,6 @@ class ObserverBatchTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	static class CountingExecutor {
-
-		final AtomicInteger tasks = new AtomicInteger();
-
-		@Bean
-		AsyncTaskExecutor mantleHookExecutor() {
-			SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor();
-			executor.setTaskDecorator((task) -> {
-				this.tasks.incrementAndGet();
-				return task;
-			});
-			return executor;
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
 	static class RefusingExecutor {
 
 		@Bean
@@ -184,8 +150,6 @@ class ObserverBatchTests {
 
 		final List<String> seen = new CopyOnWriteArrayList<>();
 
-		final Set<Thread> threads = ConcurrentHashMap.newKeySet();
-
 		@OnOutgoingText
 		void a(OutgoingTextPayload text) {
 			record("a", text);
@@ -202,7 +166,6 @@ class ObserverBatchTests {
 		}
 
 		private void record(String name, OutgoingTextPayload text) {
-			this.threads.add(Thread.currentThread());
 			this.seen.add(name + ":" + text.text());
 		}
 

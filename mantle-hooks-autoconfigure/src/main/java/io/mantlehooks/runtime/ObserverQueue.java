@@ -1,0 +1,128 @@
+package io.mantlehooks.runtime;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The observer invocations of one runner, waiting for a hook thread. A drain task on the
+ * hook executor runs them one after another, first come first served, and stays while
+ * there are more: under load, starting an observer is adding it to this queue, with no
+ * hand-off of its own. Each observer keeps its own timeout, counted from its start.
+ * <p>
+ * A slow or hung observer must not hold up the others, nor a burst of them the ones
+ * behind: {@link HookDeadlines} calls {@link #sweep()} every tick, and when an invocation
+ * waits since the previous sweep while every drain task has started (one runs long, or
+ * they cannot keep up), another drain task starts. So an observer waits about two ticks
+ * at most behind one that runs long, and hung observers hold only the threads they hang
+ * on (their invocations are limited by {@code observers.max-concurrent} as before).
+ */
+final class ObserverQueue {
+
+	private final Executor executor;
+
+	private final ConcurrentLinkedQueue<Task> waiting = new ConcurrentLinkedQueue<>();
+
+	/** Drain tasks handed to the executor and not finished. */
+	private final AtomicInteger drains = new AtomicInteger();
+
+	/** Drain tasks a thread runs now. */
+	private final AtomicInteger draining = new AtomicInteger();
+
+	private final AtomicLong added = new AtomicLong();
+
+	private final AtomicLong taken = new AtomicLong();
+
+	/** How many were added by the previous sweep (sweeping thread only). */
+	private long addedAtLastSweep;
+
+	ObserverQueue(Executor executor) {
+		this.executor = executor;
+	}
+
+	/**
+	 * Queue invocations, in order; a drain task starts when none is there.
+	 */
+	void addAll(List<? extends Task> tasks) {
+		if (tasks.isEmpty()) {
+			return;
+		}
+		this.waiting.addAll(tasks);
+		this.added.addAndGet(tasks.size());
+		if (this.drains.get() == 0) {
+			startDrain();
+		}
+	}
+
+	/**
+	 * Look at the queue from the deadline sweep: start one more drain task when an
+	 * invocation waits since the previous sweep and no drain task is still waiting for a
+	 * thread.
+	 */
+	void sweep() {
+		long addedBefore = this.addedAtLastSweep;
+		this.addedAtLastSweep = this.added.get();
+		if (this.taken.get() < addedBefore && this.draining.get() >= this.drains.get()) {
+			startDrain();
+		}
+	}
+
+	private void startDrain() {
+		this.drains.incrementAndGet();
+		try {
+			this.executor.execute(this::drain);
+		}
+		catch (RejectedExecutionException ex) {
+			if (this.drains.decrementAndGet() == 0) {
+				// nobody is left to run them: refused is their outcome
+				for (Task task = poll(); task != null; task = poll()) {
+					task.reject(ex);
+				}
+			}
+		}
+	}
+
+	private void drain() {
+		this.draining.incrementAndGet();
+		try {
+			for (Task task = poll(); task != null; task = poll()) {
+				task.run();
+			}
+		}
+		finally {
+			this.draining.decrementAndGet();
+			// a task added after the last poll, by a caller that saw this drain still
+			// counted, is taken by the last drain to leave
+			if (this.drains.decrementAndGet() == 0 && !this.waiting.isEmpty()) {
+				startDrain();
+			}
+		}
+	}
+
+	private @Nullable Task poll() {
+		Task task = this.waiting.poll();
+		if (task != null) {
+			this.taken.incrementAndGet();
+		}
+		return task;
+	}
+
+	/**
+	 * What waits in the queue: an observer invocation.
+	 */
+	interface Task extends Runnable {
+
+		/**
+		 * The executor refused to run it: that is its outcome.
+		 * @param ex the refusal
+		 */
+		void reject(RejectedExecutionException ex);
+
+	}
+
+}

@@ -1,0 +1,162 @@
+package io.mantlehooks.runtime;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The observer queue: one drain task for what is queued together, another only when the
+ * ones started make no progress between two sweeps, nothing left behind, refusals as
+ * outcomes. The executor here holds tasks until the test runs them, and the test sweeps,
+ * so every step is deterministic.
+ */
+class ObserverQueueTests {
+
+	private final HeldExecutor executor = new HeldExecutor();
+
+	private final ObserverQueue queue = new ObserverQueue(this.executor);
+
+	private final List<String> ran = new CopyOnWriteArrayList<>();
+
+	@Test
+	void observersQueuedTogetherStartInOneHandOffAndRunInOrderOnOneThread() {
+		this.queue.addAll(List.of(task("a"), task("b"), task("c")));
+		assertThat(this.executor.held).hasSize(1);
+		this.executor.runNext();
+		assertThat(this.ran).containsExactly("a", "b", "c");
+		assertThat(this.executor.held).isEmpty();
+	}
+
+	@Test
+	void whileADrainRunsAddingStartsNothingAndItsTasksRunThere() {
+		CountDownLatch inside = new CountDownLatch(1);
+		List<ObserverQueue.Task> later = List.of(task("later"));
+		this.queue.addAll(List.of(of(() -> {
+			this.ran.add("first");
+			// added while the drain runs: no hand-off of its own
+			this.queue.addAll(later);
+			assertThat(this.executor.held).isEmpty();
+			inside.countDown();
+		})));
+		this.executor.runNext();
+		assertThat(inside.getCount()).isZero();
+		assertThat(this.ran).containsExactly("first", "later");
+		assertThat(this.executor.held).isEmpty();
+	}
+
+	@Test
+	void aTaskThatRunsPastASweepGetsAnotherDrainForTheOthers() throws InterruptedException {
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		this.queue.addAll(List.of(of(() -> {
+			running.countDown();
+			await(release);
+		}), task("b"), task("c")));
+		Thread slow = new Thread(this.executor::runNext);
+		slow.start();
+		running.await();
+		// the first sweep sees b and c queued, the next sees them still there
+		this.queue.sweep();
+		assertThat(this.executor.held).isEmpty();
+		this.queue.sweep();
+		assertThat(this.executor.held).hasSize(1);
+		this.executor.runNext();
+		assertThat(this.ran).containsExactly("b", "c");
+		release.countDown();
+		slow.join();
+	}
+
+	@Test
+	void noSecondDrainWhileTheFirstStillWaitsForAThread() {
+		this.queue.addAll(List.of(task("a"), task("b")));
+		this.queue.sweep();
+		this.queue.sweep();
+		this.queue.sweep();
+		// a busy machine, not a slow observer: more tasks would only queue behind it
+		assertThat(this.executor.held).hasSize(1);
+		this.executor.runNext();
+		assertThat(this.ran).containsExactly("a", "b");
+	}
+
+	@Test
+	void aRefusedDrainIsTheOutcomeOfEveryTaskWaiting() {
+		List<String> refused = new ArrayList<>();
+		ObserverQueue refusing = new ObserverQueue((task) -> {
+			throw new RejectedExecutionException("shut down");
+		});
+		refusing.addAll(List.of(refusable("a", refused), refusable("b", refused)));
+		assertThat(refused).containsExactly("a", "b");
+		assertThat(this.ran).isEmpty();
+	}
+
+	private ObserverQueue.Task task(String name) {
+		return of(() -> this.ran.add(name));
+	}
+
+	private ObserverQueue.Task refusable(String name, List<String> refused) {
+		return new ObserverQueue.Task() {
+
+			@Override
+			public void run() {
+				ObserverQueueTests.this.ran.add(name);
+			}
+
+			@Override
+			public void reject(RejectedExecutionException ex) {
+				refused.add(name);
+			}
+
+		};
+	}
+
+	private static ObserverQueue.Task of(Runnable body) {
+		return new ObserverQueue.Task() {
+
+			@Override
+			public void run() {
+				body.run();
+			}
+
+			@Override
+			public void reject(RejectedExecutionException ex) {
+				throw new AssertionError("not refused here", ex);
+			}
+
+		};
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * Holds each task until the test runs it.
+	 */
+	static final class HeldExecutor implements Executor {
+
+		final List<Runnable> held = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void execute(Runnable task) {
+			this.held.add(task);
+		}
+
+		void runNext() {
+			this.held.remove(0).run();
+		}
+
+	}
+
+}
