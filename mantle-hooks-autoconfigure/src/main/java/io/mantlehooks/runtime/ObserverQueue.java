@@ -24,6 +24,14 @@ import org.jspecify.annotations.Nullable;
  */
 final class ObserverQueue {
 
+	/**
+	 * How many invocations one drain task runs before it hands the rest to a new task: a
+	 * thread that never stops running is the last the scheduler picks among hundreds (and
+	 * a virtual one holds its carrier), so under load a drain takes turns like any other
+	 * task, one hand-off per this many observers.
+	 */
+	static final int RUNS_PER_DRAIN = 32;
+
 	private final Executor executor;
 
 	private final ConcurrentLinkedQueue<Task> waiting = new ConcurrentLinkedQueue<>();
@@ -90,8 +98,14 @@ final class ObserverQueue {
 	private void drain() {
 		this.draining.incrementAndGet();
 		try {
+			int runs = 0;
 			for (Task task = poll(); task != null; task = poll()) {
 				task.run();
+				if (++runs == RUNS_PER_DRAIN && !this.waiting.isEmpty()) {
+					// counted before this one leaves, so nothing is left behind meanwhile
+					startDrain();
+					return;
+				}
 			}
 		}
 		finally {

@@ -35,6 +35,22 @@ class ObserverQueueTests {
 	}
 
 	@Test
+	void aDrainHandsOnAfterItsShareSoOneThreadNeverRunsUnendingly() {
+		List<ObserverQueue.Task> many = new ArrayList<>();
+		for (int i = 0; i < ObserverQueue.RUNS_PER_DRAIN + 8; i++) {
+			many.add(task("t" + i));
+		}
+		this.queue.addAll(many);
+		this.executor.runNext();
+		assertThat(this.ran).hasSize(ObserverQueue.RUNS_PER_DRAIN);
+		assertThat(this.executor.held).hasSize(1);
+		this.executor.runNext();
+		assertThat(this.ran).hasSize(ObserverQueue.RUNS_PER_DRAIN + 8)
+			.endsWith("t" + (ObserverQueue.RUNS_PER_DRAIN + 7));
+		assertThat(this.executor.held).isEmpty();
+	}
+
+	@Test
 	void whileADrainRunsAddingStartsNothingAndItsTasksRunThere() {
 		CountDownLatch inside = new CountDownLatch(1);
 		List<ObserverQueue.Task> later = List.of(task("later"));
