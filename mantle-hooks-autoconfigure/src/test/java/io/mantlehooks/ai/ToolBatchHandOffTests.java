@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -226,6 +227,31 @@ class ToolBatchHandOffTests {
 			assertThat(this.openAi.messages(1)).containsSubsequence("tool: \"A2 found\"", "tool: A3 is archived",
 					"tool: \"A4 found\"");
 		});
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "completed", "pending" })
+	void anAsynchronousToolCallHookJudgesEveryCallInBatchOrder(String stage) {
+		int size = 8;
+		this.openAi.reply(batch(size), Reply.text("All found."));
+		ChatTestSupport.contextRunner(this.openAi)
+			.withBean(MantleHooksAutoConfiguration.HOOK_EXECUTOR_BEAN_NAME, AsyncTaskExecutor.class,
+					ToolBatchHandOffTests::threadPerTask)
+			.withBean("asyncHooks", AsyncHooks.class)
+			.run((context) -> {
+				AsyncHooks hooks = context.getBean(AsyncHooks.class);
+				hooks.pending = stage.equals("pending");
+				LookupTools tools = new LookupTools();
+				assertThat(ask(context, tools, "call")).isEqualTo("All found.");
+				assertThat(hooks.preflight).containsExactlyElementsOf(ids(size));
+				// every id carries the hook's mark, whoever completed the stage
+				assertThat(tools.ran).containsExactlyElementsOf(ids(size).stream().map((id) -> id + "!").toList());
+				if (stage.equals("completed")) {
+					// a stage that is complete when the hook returns is read at once, on
+					// the batch's one hook thread
+					assertThat(new HashSet<>(hooks.threads)).hasSize(1);
+				}
+			});
 	}
 
 	@Test
@@ -452,6 +478,35 @@ class ToolBatchHandOffTests {
 		@OnToolCall
 		void seen(ToolCallPayload payload) {
 			this.observed.add(String.valueOf(payload.arguments().get("id")));
+		}
+
+	}
+
+	/**
+	 * An asynchronous tool-call hook that marks each id: its stage is complete when it
+	 * returns, or completed later on another thread.
+	 */
+	static class AsyncHooks {
+
+		final List<String> preflight = new CopyOnWriteArrayList<>();
+
+		final List<Thread> threads = new CopyOnWriteArrayList<>();
+
+		volatile boolean pending;
+
+		@ModifyToolCall(timeoutMs = 120_000)
+		CompletionStage<ToolCallPayload> mark(ToolCallPayload payload) {
+			this.threads.add(Thread.currentThread());
+			String id = String.valueOf(payload.arguments().get("id"));
+			this.preflight.add(id);
+			ToolCallPayload marked = payload.withArguments(Map.of("id", id + "!"));
+			if (!this.pending) {
+				return CompletableFuture.completedFuture(marked);
+			}
+			return CompletableFuture.supplyAsync(() -> {
+				Stalls.sleep(5);
+				return marked;
+			});
 		}
 
 	}
