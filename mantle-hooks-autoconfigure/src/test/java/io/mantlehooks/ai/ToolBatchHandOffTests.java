@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.mantlehooks.Callers;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
@@ -114,7 +115,49 @@ class ToolBatchHandOffTests {
 			assertThat(this.openAi.messages(1)).containsExactlyElementsOf(sent);
 			await().atMost(Duration.ofSeconds(60)).until(() -> hooks.observed.size() == size);
 			assertThat(hooks.observed).containsExactlyInAnyOrderElementsOf(ids(size));
+			// each invocation was observed and recorded by the circuit breaker on its own
+			HookMethod hook = context.getBean(HookRegistry.class).everyAgent().modifier(HookPoint.TOOL_CALL);
+			assertThat(hook).isNotNull();
+			assertThat(hook.outcomeCounts()).containsEntry(HookOutcome.PROCEEDED, (long) size);
+			assertThat(hook.circuitBreaker()).isNotNull();
+			assertThat(hook.circuitBreaker().getMetrics().getNumberOfSuccessfulCalls()).isEqualTo(size);
 		});
+	}
+
+	@Test
+	void theCircuitBreakerCountsEachInvocationOfABatch() {
+		this.openAi.reply(batch(6), batch(6), batch(6));
+		this.contextRunner
+			.withPropertyValues("mantle.hooks.circuit-breaker.minimum-number-of-calls=4",
+					"mantle.hooks.circuit-breaker.sliding-window-size=4",
+					"mantle.hooks.circuit-breaker.failure-rate-threshold=50",
+					"mantle.hooks.circuit-breaker.wait-duration-in-open-state=1h")
+			.run((context) -> {
+				BatchHooks hooks = context.getBean(BatchHooks.class);
+				hooks.call = (call) -> {
+					if ("A3".equals(call.arguments().get("id")) || hooks.preflight.size() > 3) {
+						throw new IllegalStateException("policy store down");
+					}
+					return call;
+				};
+				// A1 and A2 pass, A3 crashes: three calls recorded
+				assertThat(ask(context, new LookupTools(), "call")).isEqualTo(TOOL_ERROR);
+				// A1 crashes: the fourth call recorded, half of them failed
+				assertThat(ask(context, new LookupTools(), "call")).isEqualTo(TOOL_ERROR);
+				assertThat(hooks.preflight).containsExactly("A1", "A2", "A3", "A1");
+				HookMethod hook = context.getBean(HookRegistry.class).everyAgent().modifier(HookPoint.TOOL_CALL);
+				assertThat(hook).isNotNull();
+				assertThat(hook.circuitBreaker()).isNotNull();
+				assertThat(hook.circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.OPEN);
+				// the open breaker fails the next batch closed without calling the hook
+				LookupTools tools = new LookupTools();
+				assertThat(ask(context, tools, "call")).isEqualTo(TOOL_ERROR);
+				assertThat(hooks.preflight).hasSize(4);
+				assertThat(tools.ran).isEmpty();
+				assertThat(hook.outcomeCounts()).containsEntry(HookOutcome.PROCEEDED, 2L)
+					.containsEntry(HookOutcome.CRASH, 2L)
+					.containsEntry(HookOutcome.CIRCUIT_OPEN, 1L);
+			});
 	}
 
 	@ParameterizedTest(name = "{0}")
