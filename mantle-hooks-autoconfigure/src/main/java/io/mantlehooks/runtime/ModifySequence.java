@@ -87,12 +87,25 @@ final class ModifySequence<P extends HookPayload> {
 				return;
 			}
 			Invocation invocation = new Invocation(payload);
-			CompletableFuture<ModifyResult<P>> result = this.lane.start(this.hook, payload, this.scope,
-					(launcher != null) ? launcher : invocation);
+			CompletableFuture<ModifyResult<P>> result;
+			try {
+				result = this.lane.start(this.hook, payload, this.scope, (launcher != null) ? launcher : invocation);
+			}
+			catch (RuntimeException ex) {
+				// as a step that could not start its hook: the turn fails with it
+				this.done.completeExceptionally(ex);
+				return;
+			}
 			// registered before the hook runs: a timeout may complete the result while
 			// it still does
-			result.whenComplete(invocation);
-			invocation.runHere();
+			invocation.collecting = true;
+			try {
+				result.whenComplete(invocation);
+				invocation.runHere();
+			}
+			finally {
+				invocation.collecting = false;
+			}
 			ModifyResult<P> decided = invocation.decidedHere;
 			if (decided == null) {
 				// handed over: whoever completes the result goes on
@@ -147,7 +160,11 @@ final class ModifySequence<P extends HookPayload> {
 
 		private @Nullable Runnable task;
 
-		private boolean running;
+		/**
+		 * Whether the runner is still between registering for the result and the end of
+		 * the hook's run; only the runner writes and reads it.
+		 */
+		private boolean collecting;
 
 		private @Nullable ModifyResult<P> decidedHere;
 
@@ -166,13 +183,7 @@ final class ModifySequence<P extends HookPayload> {
 				// not started (an open breaker, a hung hook): the result is there already
 				return;
 			}
-			this.running = true;
-			try {
-				command.run();
-			}
-			finally {
-				this.running = false;
-			}
+			command.run();
 		}
 
 		@Override
@@ -183,12 +194,12 @@ final class ModifySequence<P extends HookPayload> {
 						(ex != null) ? ex : new IllegalStateException("Hook result without a decision"));
 				return;
 			}
-			if (Thread.currentThread() == this.runner && (this.running || this.task == null)) {
+			if (Thread.currentThread() == this.runner && this.collecting) {
+				// the runner's loop goes on with it once the hook's run is over
 				this.decidedHere = decided;
 				return;
 			}
-			// only the runner writes running: another thread never reads its own write
-			// here, and a thread that is not the runner sees it false or never asks
+			// handed over: this thread goes on with the rest of the sequence
 			if (pass(this.payload, decided)) {
 				run(null);
 			}
