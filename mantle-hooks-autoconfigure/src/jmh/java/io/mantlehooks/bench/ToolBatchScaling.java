@@ -1,11 +1,13 @@
 package io.mantlehooks.bench;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.annotation.ModifyToolCall;
@@ -32,7 +34,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * How the cost of one model response with many tool calls grows with the batch: plain
  * Spring AI (its own tool advisor) against the starter with a tool-call modify hook, a
  * tool-call observer and a tool-result modify hook. Prints, per batch size, the median of
- * five turns and the time per tool call; constant time per call means linear growth.
+ * five (or nine) turns, the time per tool call and the process's CPU time per tool call
+ * (all threads; steadier than wall time on a shared machine); constant time per call
+ * means linear growth.
  * <p>
  * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure verify
  * -Dbench.main=io.mantlehooks.bench.ToolBatchScaling -Dbench.args="100 1000 10000"}
@@ -58,32 +62,46 @@ public final class ToolBatchScaling {
 					ToolCallAdvisor.builder().toolCallingManager(plain.getBean(ToolCallingManager.class)).build())
 			.build();
 		ChatClient hookedClient = BenchApplication.chatClient(hooked);
-		System.out.printf("%8s | %12s %10s | %12s %10s | %6s%n", "calls", "plain ms", "µs/call", "hooked ms",
-				"µs/call", "x");
+		System.out.printf("%8s | %12s %10s %10s | %12s %10s %10s | %6s %6s%n", "calls", "plain ms", "µs/call",
+				"cpu µs", "hooked ms", "µs/call", "cpu µs", "x", "x cpu");
 		for (int size : sizes) {
 			model.size = size;
-			double plainMs = medianMillis(plainClient, size);
-			double hookedMs = medianMillis(hookedClient, size);
-			System.out.printf("%8d | %12.1f %10.1f | %12.1f %10.1f | %6.2f%n", size, plainMs, plainMs * 1000 / size,
-					hookedMs, hookedMs * 1000 / size, hookedMs / plainMs);
+			double[] plainMs = medianMillis(plainClient, size);
+			double[] hookedMs = medianMillis(hookedClient, size);
+			System.out.printf("%8d | %12.1f %10.1f %10.1f | %12.1f %10.1f %10.1f | %6.2f %6.2f%n", size, plainMs[0],
+					plainMs[0] * 1000 / size, plainMs[1] * 1000 / size, hookedMs[0], hookedMs[0] * 1000 / size,
+					hookedMs[1] * 1000 / size, hookedMs[0] / plainMs[0], hookedMs[1] / plainMs[1]);
 		}
 		plain.close();
 		hooked.close();
 	}
 
-	private static double medianMillis(ChatClient client, int size) {
+	/**
+	 * The median wall time of a turn and the median CPU time the whole process spent on
+	 * it (all threads: the caller's and the hook executor's), in milliseconds. On a shared
+	 * machine the CPU time is the steadier of the two.
+	 */
+	private static double[] medianMillis(ChatClient client, int size) {
 		int rounds = (size >= 10_000) ? 5 : 9;
 		for (int i = 0; i < 2; i++) {
 			turn(client, size);
 		}
 		double[] millis = new double[rounds];
+		double[] cpuMillis = new double[rounds];
 		for (int i = 0; i < rounds; i++) {
+			long cpu = processCpuNanos();
 			long start = System.nanoTime();
 			turn(client, size);
 			millis[i] = (System.nanoTime() - start) / 1e6;
+			cpuMillis[i] = (processCpuNanos() - cpu) / 1e6;
 		}
 		Arrays.sort(millis);
-		return millis[rounds / 2];
+		Arrays.sort(cpuMillis);
+		return new double[] { millis[rounds / 2], cpuMillis[rounds / 2] };
+	}
+
+	private static long processCpuNanos() {
+		return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
 	}
 
 	private static void turn(ChatClient client, int size) {

@@ -209,6 +209,66 @@ public class HookRunner implements DisposableBean {
 	}
 
 	/**
+	 * Run the hooks of a point on a sequence of payloads, one payload after another, as
+	 * {@link #run} does for each (the modify hook under its own timeout, then the
+	 * observers with the payload that proceeds), but in one hand-off to the hook executor
+	 * for the whole sequence instead of one per payload: one task runs the invocations on
+	 * its thread. An invocation that does not return there in time (a timeout, a stage
+	 * still pending) hands the rest of the sequence to the task that completes its
+	 * result, so a hook still holds the caller no longer than its timeout.
+	 * @param <P> the payload type
+	 * @param point the point
+	 * @param sequence the payloads, and what to do with each result
+	 * @param scope the turn the hooks run for
+	 * @return a future that completes when the sequence ended, on a hook-executor thread
+	 * when the point has a modify hook (at once without one); it completes exceptionally
+	 * only with what the sequence itself threw
+	 */
+	public <P extends HookPayload> CompletableFuture<@Nullable Void> runEach(HookPoint point, Sequence<P> sequence,
+			HookScope scope) {
+		Assert.notNull(sequence, "'sequence' must not be null");
+		HookMethod modifier = hooks(scope).modifier(point);
+		if (modifier != null && !scope.skips(modifier.name())) {
+			return new ModifySequence<>(this.modifyLane, modifier, scope, checked(point, sequence),
+					observers(point, scope), this.observeLane)
+				.start(this.executor);
+		}
+		// nothing to wait for: the observers start and each payload proceeds at once
+		try {
+			for (P payload = sequence.next(); payload != null; payload = sequence.next()) {
+				observe(point, payload, scope);
+				if (!sequence.accept(new ModifyResult.Proceed<>(payload))) {
+					break;
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return CompletableFuture.completedFuture(null);
+	}
+
+	private static <P extends HookPayload> Sequence<P> checked(HookPoint point, Sequence<P> sequence) {
+		return new Sequence<>() {
+
+			@Override
+			public @Nullable P next() {
+				P payload = sequence.next();
+				if (payload != null) {
+					checkPayload(point, payload);
+				}
+				return payload;
+			}
+
+			@Override
+			public boolean accept(ModifyResult<P> result) {
+				return sequence.accept(result);
+			}
+
+		};
+	}
+
+	/**
 	 * Start the point's modify hook, unless it has none that runs in the scope.
 	 * @return its future, or {@code null} when no modify hook runs
 	 */
@@ -310,6 +370,32 @@ public class HookRunner implements DisposableBean {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/**
+	 * Payloads that go through a point's hooks one after another ({@link #runEach}), and
+	 * what becomes of each result. Both methods are called by one thread at a time, in
+	 * turn, each call seeing what the previous ones did.
+	 *
+	 * @param <P> the payload type
+	 */
+	public interface Sequence<P extends HookPayload> {
+
+		/**
+		 * Return the next payload.
+		 * @return the payload, {@code null} when the sequence ends
+		 */
+		@Nullable P next();
+
+		/**
+		 * Take what the modify hook decided for the payload {@link #next()} returned
+		 * last.
+		 * @param result the payload that proceeds, a signal, or a failure to apply the
+		 * point's fail policy to
+		 * @return whether the sequence goes on
+		 */
+		boolean accept(ModifyResult<P> result);
+
 	}
 
 }

@@ -47,6 +47,18 @@ final class ModifyLane {
 	}
 
 	<P extends HookPayload> CompletableFuture<ModifyResult<P>> start(HookMethod hook, P payload, HookScope scope) {
+		return start(hook, payload, scope, this.executor);
+	}
+
+	/**
+	 * Start a modify hook as {@link #start(HookMethod, HookPayload, HookScope)} does,
+	 * with the invocation handed to {@code launcher} instead of the hook executor: a
+	 * {@link ModifySequence} runs it on the hook thread it already has. Everything else
+	 * (guards, observation, timeout, the decision and where it completes) is the same.
+	 * @param launcher what runs the invocation; its timeout counts from the hand-off
+	 */
+	<P extends HookPayload> CompletableFuture<ModifyResult<P>> start(HookMethod hook, P payload, HookScope scope,
+			Executor launcher) {
 		CircuitBreaker breaker = hook.circuitBreaker();
 		if (breaker != null) {
 			boolean permitted = breaker.tryAcquirePermission();
@@ -69,8 +81,7 @@ final class ModifyLane {
 		long started = System.nanoTime();
 		CompletableFuture<ModifyResult<P>> result = new CompletableFuture<>();
 		P input = PayloadCopies.forModifier(payload);
-		HookInvocation invocation = HookInvocation.start(hook, input, scope, this.executor, this.deadlines,
-				hook::finished);
+		HookInvocation invocation = HookInvocation.start(hook, input, scope, launcher, this.deadlines, hook::finished);
 		invocation.outcome().whenComplete((returned, ex) -> {
 			// the hook's TimeLimiter publishes what happened (its events and metrics)
 			if (ex == null) {

@@ -8,7 +8,6 @@ import java.util.Map;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ToolResultPayload;
-import io.mantlehooks.ai.turn.ToolArguments;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.ModifyResult;
@@ -31,6 +30,8 @@ final class DispatchedBatch {
 
 	private final List<AssistantMessage.ToolCall> calls;
 
+	private final List<Map<String, Object>> arguments;
+
 	private final List<Map<String, Object>> metadata;
 
 	private final List<@Nullable String> refusals;
@@ -42,10 +43,11 @@ final class DispatchedBatch {
 	private final Map<String, ArrayDeque<Integer>> pending = new HashMap<>();
 
 	DispatchedBatch(Turn turn, HookRunner hooks, List<AssistantMessage.ToolCall> calls,
-			List<Map<String, Object>> metadata, List<@Nullable String> refusals) {
+			List<Map<String, Object>> arguments, List<Map<String, Object>> metadata, List<@Nullable String> refusals) {
 		this.turn = turn;
 		this.hooks = hooks;
 		this.calls = calls;
+		this.arguments = arguments;
 		this.metadata = metadata;
 		this.refusals = refusals;
 		this.results = new ToolResultPayload[calls.size()];
@@ -91,6 +93,13 @@ final class DispatchedBatch {
 		return (index != null) ? index : -1;
 	}
 
+	/**
+	 * Return a call's arguments as parsed once from the JSON text it runs with.
+	 */
+	Map<String, Object> arguments(int index) {
+		return this.arguments.get(index);
+	}
+
 	Map<String, Object> metadata(int index) {
 		return (index >= 0 && index < this.metadata.size()) ? this.metadata.get(index) : Map.of();
 	}
@@ -107,8 +116,7 @@ final class DispatchedBatch {
 			return value;
 		}
 		AssistantMessage.ToolCall call = this.calls.get(index);
-		ToolResultPayload payload = this.turn.toolResult(call.name(), ToolArguments.parse(call.arguments()), value,
-				failed);
+		ToolResultPayload payload = this.turn.toolResult(call.name(), arguments(index), value, failed);
 		ToolResultPayload result = payload;
 		if (this.hooks.hasHooks(HookPoint.TOOL_RESULT, this.turn.scope())) {
 			ModifyResult<ToolResultPayload> hooked = this.hooks.runAndWait(HookPoint.TOOL_RESULT, payload,

@@ -15,7 +15,6 @@ import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.ai.approval.StoredBatch;
 import io.mantlehooks.ai.approval.ToolApprovals;
 import io.mantlehooks.ai.turn.CurrentTurn;
-import io.mantlehooks.ai.turn.HookSteps;
 import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.ToolArguments;
 import io.mantlehooks.ai.turn.Turn;
@@ -138,15 +137,17 @@ public final class ToolBatch {
 			if (duplicate != null) {
 				return Step.done(new BatchOutcome.Closed("duplicate tool-call id '" + duplicate + "' in one batch"));
 			}
-			return preflight(turn, calls, offered, preflight, 0).then((stopped) -> (stopped != null)
-					? Step.done(stopped) : gateThenDispatch(turn, history, options, response, output, preflight));
+			PreflightCalls sequence = new PreflightCalls(turn, calls, offered, preflight);
+			return Step.await(this.hooks.runEach(HookPoint.TOOL_CALL, sequence, turn.scope()),
+					(ended) -> (sequence.stopped != null) ? Step.done(sequence.stopped)
+							: gateThenDispatch(turn, history, options, response, output, preflight));
 		}
 		for (AssistantMessage.ToolCall call : calls) {
 			ToolCallPayload payload = payloadOf(turn, call, ToolArguments.parse(call.arguments()));
 			if (payload == null) {
 				return Step.done(tooDeep(call));
 			}
-			preflight.accept(call, Map.of(), payload, null);
+			preflight.accept(call, payload.arguments(), Map.of(), payload, null);
 		}
 		return gateThenDispatch(turn, history, options, response, output, preflight);
 	}
@@ -189,8 +190,8 @@ public final class ToolBatch {
 				return Step.done(new BatchOutcome.Closed("tool '" + call.name()
 						+ "' of the approved batch is not offered to the request that approved it"));
 			}
-			preflight.accept(call, (i < batch.metadata().size()) ? batch.metadata().get(i) : Map.of(), null,
-					batch.refusal(i));
+			preflight.accept(call, ToolArguments.parse(call.arguments()),
+					(i < batch.metadata().size()) ? batch.metadata().get(i) : Map.of(), null, batch.refusal(i));
 		}
 		return dispatch(turn, batch.history(), options, batch.output(), preflight);
 	}
@@ -228,48 +229,6 @@ public final class ToolBatch {
 				"the model's arguments for tool '" + call.name() + "' nest deeper than hook payloads accept");
 	}
 
-	/**
-	 * The tool-call hooks of call {@code index} and those after it; the first retry or
-	 * failure ends the preflight, and nothing in the batch runs.
-	 */
-	private Step<@Nullable BatchOutcome> preflight(Turn turn, List<AssistantMessage.ToolCall> calls,
-			Set<String> offered, Preflight preflight, int index) {
-		if (index == calls.size()) {
-			return Step.done(null);
-		}
-		AssistantMessage.ToolCall call = calls.get(index);
-		Map<String, Object> arguments = ToolArguments.parse(call.arguments());
-		ToolCallPayload payload = payloadOf(turn, call, arguments);
-		if (payload == null) {
-			return Step.done(tooDeep(call));
-		}
-		return HookSteps.run(this.hooks, HookPoint.TOOL_CALL, payload, turn).then((result) -> {
-			if (result instanceof ModifyResult.Signalled<ToolCallPayload> signalled
-					&& signalled.signal() instanceof RetryModel retry) {
-				return Step.done(new BatchOutcome.Retry(retry.feedback()));
-			}
-			if (result instanceof ModifyResult.Failed<ToolCallPayload> failed) {
-				return Step.done(new BatchOutcome.Closed(
-						failed.failure().kind().name().toLowerCase() + " in " + failed.failure().hookName()));
-			}
-			ToolCallPayload rewritten = ((ModifyResult.Proceed<ToolCallPayload>) result).payload();
-			if (!offered.contains(rewritten.toolName())) {
-				return Step.done(new BatchOutcome.Closed(
-						"tool-call hook chose tool '" + rewritten.toolName() + "', which the model was not offered"));
-			}
-			Map<String, Object> metadata = ToolArguments.jsonCopy(rewritten.metadata());
-			if (metadata == null) {
-				return Step.done(new BatchOutcome.Closed("tool-call hook metadata with keys "
-						+ rewritten.metadata().keySet() + " is not JSON-serializable"));
-			}
-			String argumentsJson = Objects.equals(rewritten.arguments(), arguments) ? call.arguments()
-					: ToolArguments.toJson(rewritten.arguments());
-			preflight.accept(new AssistantMessage.ToolCall(call.id(), call.type(), rewritten.toolName(), argumentsJson),
-					metadata, rewritten, rewritten.refusal());
-			return preflight(turn, calls, offered, preflight, index + 1);
-		});
-	}
-
 	private @Nullable BatchOutcome dispatchUntouched(Turn turn, List<Message> history, ToolCallingChatOptions options,
 			ChatResponse response) {
 		try (CurrentTurn.Scope scope = CurrentTurn.open(turn)) {
@@ -290,8 +249,8 @@ public final class ToolBatch {
 	 */
 	private Step<BatchOutcome> dispatch(Turn turn, List<Message> history, ToolCallingChatOptions options,
 			AssistantMessage output, Preflight preflight) {
-		DispatchedBatch batch = new DispatchedBatch(turn, this.hooks, preflight.calls, preflight.metadata,
-				preflight.refusals);
+		DispatchedBatch batch = new DispatchedBatch(turn, this.hooks, preflight.calls, preflight.arguments,
+				preflight.metadata, preflight.refusals);
 		return Step.blocking(() -> execute(turn, history, options, output, batch), Step::done);
 	}
 
@@ -340,7 +299,7 @@ public final class ToolBatch {
 			}
 			ToolResultPayload hooked = batch.result(i);
 			results.add((hooked != null) ? hooked : turn.toolResult(calls.get(i).name(), Map.of(), value, false),
-					calls.get(i), hooked != null);
+					calls.get(i), batch.arguments(i), hooked != null);
 		}
 		return next(history, output, results, returnDirect);
 	}
@@ -393,6 +352,9 @@ public final class ToolBatch {
 
 		final List<AssistantMessage.ToolCall> calls;
 
+		/** Each call's arguments, parsed once from its JSON text. */
+		final List<Map<String, Object>> arguments;
+
 		final List<Map<String, Object>> metadata;
 
 		/** The calls as payloads, for the approval policy; empty for a resumed batch. */
@@ -403,6 +365,7 @@ public final class ToolBatch {
 
 		Preflight(int size) {
 			this.calls = new ArrayList<>(size);
+			this.arguments = new ArrayList<>(size);
 			this.metadata = new ArrayList<>(size);
 			this.payloads = new ArrayList<>(size);
 			this.refusals = new ArrayList<>(size);
@@ -431,14 +394,100 @@ public final class ToolBatch {
 			return shown;
 		}
 
-		void accept(AssistantMessage.ToolCall call, Map<String, Object> callMetadata, @Nullable ToolCallPayload payload,
-				@Nullable String refusal) {
+		void accept(AssistantMessage.ToolCall call, Map<String, Object> callArguments, Map<String, Object> callMetadata,
+				@Nullable ToolCallPayload payload, @Nullable String refusal) {
 			this.calls.add(call);
+			this.arguments.add(callArguments);
 			this.metadata.add(callMetadata);
 			this.refusals.add(refusal);
 			if (payload != null) {
 				this.payloads.add(payload);
 			}
+		}
+
+	}
+
+	/**
+	 * The batch's calls as they pass the tool-call hooks, in batch order and in one
+	 * hand-off ({@link HookRunner#runEach}): the first retry or failure ends the
+	 * preflight, and nothing in the batch runs.
+	 */
+	private static final class PreflightCalls implements HookRunner.Sequence<ToolCallPayload> {
+
+		private final Turn turn;
+
+		private final List<AssistantMessage.ToolCall> calls;
+
+		private final Set<String> offered;
+
+		private final Preflight preflight;
+
+		private int index;
+
+		private @Nullable ToolCallPayload current;
+
+		/** Why the preflight stopped the batch, {@code null} while it goes on. */
+		@Nullable BatchOutcome stopped;
+
+		PreflightCalls(Turn turn, List<AssistantMessage.ToolCall> calls, Set<String> offered, Preflight preflight) {
+			this.turn = turn;
+			this.calls = calls;
+			this.offered = offered;
+			this.preflight = preflight;
+		}
+
+		@Override
+		public @Nullable ToolCallPayload next() {
+			if (this.stopped != null || this.index == this.calls.size()) {
+				return null;
+			}
+			AssistantMessage.ToolCall call = this.calls.get(this.index);
+			// the only parse of the model's arguments: the payload keeps them, frozen
+			ToolCallPayload payload = payloadOf(this.turn, call, ToolArguments.parse(call.arguments()));
+			if (payload == null) {
+				this.stopped = tooDeep(call);
+			}
+			this.current = payload;
+			return payload;
+		}
+
+		@Override
+		public boolean accept(ModifyResult<ToolCallPayload> result) {
+			AssistantMessage.ToolCall call = this.calls.get(this.index++);
+			ToolCallPayload payload = Objects.requireNonNull(this.current);
+			this.stopped = stopOrAccept(call, payload, result);
+			return this.stopped == null;
+		}
+
+		private @Nullable BatchOutcome stopOrAccept(AssistantMessage.ToolCall call, ToolCallPayload payload,
+				ModifyResult<ToolCallPayload> result) {
+			if (result instanceof ModifyResult.Signalled<ToolCallPayload> signalled
+					&& signalled.signal() instanceof RetryModel retry) {
+				return new BatchOutcome.Retry(retry.feedback());
+			}
+			if (result instanceof ModifyResult.Failed<ToolCallPayload> failed) {
+				return new BatchOutcome.Closed(
+						failed.failure().kind().name().toLowerCase() + " in " + failed.failure().hookName());
+			}
+			ToolCallPayload rewritten = ((ModifyResult.Proceed<ToolCallPayload>) result).payload();
+			if (!this.offered.contains(rewritten.toolName())) {
+				return new BatchOutcome.Closed(
+						"tool-call hook chose tool '" + rewritten.toolName() + "', which the model was not offered");
+			}
+			Map<String, Object> metadata = ToolArguments.jsonCopy(rewritten.metadata());
+			if (metadata == null) {
+				return new BatchOutcome.Closed("tool-call hook metadata with keys " + rewritten.metadata().keySet()
+						+ " is not JSON-serializable");
+			}
+			boolean unchanged = Objects.equals(rewritten.arguments(), payload.arguments());
+			String argumentsJson = unchanged ? call.arguments() : ToolArguments.toJson(rewritten.arguments());
+			// rewritten arguments are read back from the JSON the tool receives, as the
+			// result hooks and the replay have always seen them
+			Map<String, Object> arguments = unchanged ? payload.arguments() : ToolArguments.parse(argumentsJson);
+			this.preflight.accept(
+					new AssistantMessage.ToolCall(call.id(), call.type(), rewritten.toolName(), argumentsJson),
+					arguments, metadata, rewritten, rewritten.refusal());
+			return null;
 		}
 
 	}
@@ -463,9 +512,10 @@ public final class ToolBatch {
 		 * Add a call's result; the arguments of a call whose tool never ran (a limit) are
 		 * replayed as the model sent them.
 		 */
-		void add(ToolResultPayload result, AssistantMessage.ToolCall call, boolean ran) {
-			String arguments = (!ran || Objects.equals(result.arguments(), ToolArguments.parse(call.arguments())))
-					? call.arguments() : ToolArguments.toJson(result.arguments());
+		void add(ToolResultPayload result, AssistantMessage.ToolCall call, Map<String, Object> callArguments,
+				boolean ran) {
+			String arguments = (!ran || Objects.equals(result.arguments(), callArguments)) ? call.arguments()
+					: ToolArguments.toJson(result.arguments());
 			this.replayedCalls.add(new AssistantMessage.ToolCall(call.id(), call.type(), call.name(), arguments));
 			this.responses.add(new ToolResponseMessage.ToolResponse(call.id(), call.name(), result.value()));
 			if (result.isError()) {
