@@ -1,0 +1,37 @@
+package io.mantlehooks.message;
+
+import java.util.Map;
+
+import org.springframework.ai.chat.messages.SystemMessage;
+
+/**
+ * A {@link SystemMessage} that cannot change. Spring AI's full constructor is private, so
+ * the public one makes the message and its own (inherited) metadata map is then filled:
+ * {@code equals}, {@code hashCode}, {@code toString}, {@code copy()} and {@code mutate()}
+ * are {@code SystemMessage}'s own; only {@link #getMetadata()} hands out a read-only
+ * view.
+ */
+final class FrozenSystemMessage extends SystemMessage implements FrozenMessage {
+
+	private final SystemMessage source;
+
+	private final Map<String, Object> readOnlyMetadata;
+
+	FrozenSystemMessage(SystemMessage source) {
+		super(source.getText());
+		this.metadata.putAll(source.getMetadata());
+		this.source = source;
+		this.readOnlyMetadata = ReadOnly.map(this.metadata);
+	}
+
+	@Override
+	public SystemMessage source() {
+		return this.source;
+	}
+
+	@Override
+	public Map<String, Object> getMetadata() {
+		return this.readOnlyMetadata;
+	}
+
+}

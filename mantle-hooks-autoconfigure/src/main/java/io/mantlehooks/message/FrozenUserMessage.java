@@ -1,0 +1,48 @@
+package io.mantlehooks.message;
+
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.ai.content.Media;
+
+/**
+ * A {@link UserMessage} that cannot change. Spring AI's full constructor is private, so
+ * the public one makes an empty message whose own (inherited) metadata map and media list
+ * are then filled: {@code equals}, {@code hashCode}, {@code toString}, {@code copy()} and
+ * {@code mutate()} are {@code UserMessage}'s own and see the same values as for the
+ * source; only the getters hand out read-only views.
+ */
+final class FrozenUserMessage extends UserMessage implements FrozenMessage {
+
+	private final UserMessage source;
+
+	private final Map<String, Object> readOnlyMetadata;
+
+	private final List<Media> readOnlyMedia;
+
+	FrozenUserMessage(UserMessage source) {
+		super(source.getText());
+		this.metadata.putAll(source.getMetadata());
+		this.media.addAll(source.getMedia());
+		this.source = source;
+		this.readOnlyMetadata = ReadOnly.map(this.metadata);
+		this.readOnlyMedia = ReadOnly.list(this.media);
+	}
+
+	@Override
+	public UserMessage source() {
+		return this.source;
+	}
+
+	@Override
+	public Map<String, Object> getMetadata() {
+		return this.readOnlyMetadata;
+	}
+
+	@Override
+	public List<Media> getMedia() {
+		return this.readOnlyMedia;
+	}
+
+}
