@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.ai.chat.messages.AssistantMessage;
 
 /**
@@ -16,13 +18,13 @@ final class FrozenAssistantMessage extends AssistantMessage implements FrozenMes
 
 	private final AssistantMessage source;
 
-	private final Map<String, Object> readOnlyMetadata;
+	/** Made on first use: most frozen messages are never asked for their metadata. */
+	private @Nullable Map<String, Object> readOnlyMetadata;
 
 	FrozenAssistantMessage(AssistantMessage source) {
 		super(source.getText(), source.getMetadata(), ReadOnly.copy(source.getToolCalls()),
 				ReadOnly.copy(source.getMedia()));
 		this.source = source;
-		this.readOnlyMetadata = ReadOnly.map(this.metadata);
 	}
 
 	@Override
@@ -32,7 +34,14 @@ final class FrozenAssistantMessage extends AssistantMessage implements FrozenMes
 
 	@Override
 	public Map<String, Object> getMetadata() {
-		return this.readOnlyMetadata;
+		Map<String, Object> view = this.readOnlyMetadata;
+		if (view == null) {
+			// a race makes two equal views; the view's fields are final, so either is
+			// safely published
+			view = ReadOnly.map(this.metadata);
+			this.readOnlyMetadata = view;
+		}
+		return view;
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.mantlehooks.message;
 
 import java.util.AbstractList;
+import java.util.Arrays;
 import java.util.RandomAccess;
 
 import org.springframework.ai.chat.messages.Message;
@@ -30,6 +31,12 @@ final class FrozenMessageList extends AbstractList<Message> implements RandomAcc
 	@Override
 	public int size() {
 		return this.messages.length;
+	}
+
+	@Override
+	public Object[] toArray() {
+		// what new ArrayList<>(payload.messages()) asks for, without an iterator
+		return Arrays.copyOf(this.messages, this.messages.length, Object[].class);
 	}
 
 	@Override

@@ -2,6 +2,8 @@ package io.mantlehooks.message;
 
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.ai.chat.messages.SystemMessage;
 
 /**
@@ -15,13 +17,13 @@ final class FrozenSystemMessage extends SystemMessage implements FrozenMessage {
 
 	private final SystemMessage source;
 
-	private final Map<String, Object> readOnlyMetadata;
+	/** Made on first use: most frozen messages are never asked for their metadata. */
+	private @Nullable Map<String, Object> readOnlyMetadata;
 
 	FrozenSystemMessage(SystemMessage source) {
 		super(source.getText());
 		this.metadata.putAll(source.getMetadata());
 		this.source = source;
-		this.readOnlyMetadata = ReadOnly.map(this.metadata);
 	}
 
 	@Override
@@ -31,7 +33,14 @@ final class FrozenSystemMessage extends SystemMessage implements FrozenMessage {
 
 	@Override
 	public Map<String, Object> getMetadata() {
-		return this.readOnlyMetadata;
+		Map<String, Object> view = this.readOnlyMetadata;
+		if (view == null) {
+			// a race makes two equal views; the view's fields are final, so either is
+			// safely published
+			view = ReadOnly.map(this.metadata);
+			this.readOnlyMetadata = view;
+		}
+		return view;
 	}
 
 }

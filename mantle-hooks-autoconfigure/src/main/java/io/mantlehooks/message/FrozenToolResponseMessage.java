@@ -2,6 +2,8 @@ package io.mantlehooks.message;
 
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.ai.chat.messages.ToolResponseMessage;
 
 /**
@@ -14,13 +16,13 @@ final class FrozenToolResponseMessage extends ToolResponseMessage implements Fro
 
 	private final ToolResponseMessage source;
 
-	private final Map<String, Object> readOnlyMetadata;
+	/** Made on first use: most frozen messages are never asked for their metadata. */
+	private @Nullable Map<String, Object> readOnlyMetadata;
 
 	FrozenToolResponseMessage(ToolResponseMessage source) {
 		// Spring AI does not check the responses: a missing list stays missing
 		super((source.getResponses() != null) ? ReadOnly.copy(source.getResponses()) : null, source.getMetadata());
 		this.source = source;
-		this.readOnlyMetadata = ReadOnly.map(this.metadata);
 	}
 
 	@Override
@@ -30,7 +32,14 @@ final class FrozenToolResponseMessage extends ToolResponseMessage implements Fro
 
 	@Override
 	public Map<String, Object> getMetadata() {
-		return this.readOnlyMetadata;
+		Map<String, Object> view = this.readOnlyMetadata;
+		if (view == null) {
+			// a race makes two equal views; the view's fields are final, so either is
+			// safely published
+			view = ReadOnly.map(this.metadata);
+			this.readOnlyMetadata = view;
+		}
+		return view;
 	}
 
 }

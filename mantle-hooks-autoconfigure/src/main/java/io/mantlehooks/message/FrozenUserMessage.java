@@ -3,6 +3,8 @@ package io.mantlehooks.message;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.ai.chat.messages.UserMessage;
 import org.springframework.ai.content.Media;
 
@@ -17,17 +19,16 @@ final class FrozenUserMessage extends UserMessage implements FrozenMessage {
 
 	private final UserMessage source;
 
-	private final Map<String, Object> readOnlyMetadata;
+	/** Made on first use: most frozen messages are never asked for their metadata. */
+	private @Nullable Map<String, Object> readOnlyMetadata;
 
-	private final List<Media> readOnlyMedia;
+	private @Nullable List<Media> readOnlyMedia;
 
 	FrozenUserMessage(UserMessage source) {
 		super(source.getText());
 		this.metadata.putAll(source.getMetadata());
 		this.media.addAll(source.getMedia());
 		this.source = source;
-		this.readOnlyMetadata = ReadOnly.map(this.metadata);
-		this.readOnlyMedia = ReadOnly.list(this.media);
 	}
 
 	@Override
@@ -37,12 +38,24 @@ final class FrozenUserMessage extends UserMessage implements FrozenMessage {
 
 	@Override
 	public Map<String, Object> getMetadata() {
-		return this.readOnlyMetadata;
+		Map<String, Object> view = this.readOnlyMetadata;
+		if (view == null) {
+			// a race makes two equal views; the view's fields are final, so either is
+			// safely published
+			view = ReadOnly.map(this.metadata);
+			this.readOnlyMetadata = view;
+		}
+		return view;
 	}
 
 	@Override
 	public List<Media> getMedia() {
-		return this.readOnlyMedia;
+		List<Media> view = this.readOnlyMedia;
+		if (view == null) {
+			view = ReadOnly.list(this.media);
+			this.readOnlyMedia = view;
+		}
+		return view;
 	}
 
 }

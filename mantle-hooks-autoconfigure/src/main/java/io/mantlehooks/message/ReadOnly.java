@@ -108,26 +108,23 @@ final class ReadOnly {
 
 		private final Map<K, V> map;
 
-		private final Map<K, V> view;
-
 		ReadOnlyMap(Map<K, V> map) {
 			this.map = map;
-			this.view = Collections.unmodifiableMap(map);
 		}
 
 		@Override
 		public Set<Entry<K, V>> entrySet() {
-			return this.view.entrySet();
+			return Collections.unmodifiableMap(this.map).entrySet();
 		}
 
 		@Override
 		public Set<K> keySet() {
-			return this.view.keySet();
+			return Collections.unmodifiableMap(this.map).keySet();
 		}
 
 		@Override
 		public Collection<V> values() {
-			return this.view.values();
+			return Collections.unmodifiableMap(this.map).values();
 		}
 
 		@Override
