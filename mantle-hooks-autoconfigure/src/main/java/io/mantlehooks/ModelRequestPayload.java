@@ -3,6 +3,8 @@ package io.mantlehooks;
 import java.util.List;
 import java.util.Map;
 
+import io.mantlehooks.message.FrozenMessages;
+
 import org.springframework.ai.chat.messages.Message;
 
 /**
@@ -10,7 +12,14 @@ import org.springframework.ai.chat.messages.Message;
  * iteration), before the provider call. A modify hook may change {@code messages} (sent
  * as they are, without validation) and {@code modelSettings} (the allowlisted overrides).
  *
- * @param messages mutable: the messages about to be sent, unmodifiable
+ * Its messages are frozen when the payload is made: each is an instance of the same
+ * Spring AI type with the same content, but its metadata, media, tool calls and tool
+ * responses are read-only and changing them fails with an
+ * {@link UnsupportedOperationException}. Every hook and observer of the turn shares them;
+ * to change a message, build a new one ({@code message.mutate()...build()}) and return
+ * {@link #withMessages(List)}.
+ *
+ * @param messages mutable: the messages about to be sent, unmodifiable, each one frozen
  * @param modelSettings mutable: per-call overrides; starts {@link ModelSettings#empty()}
  * @param toolNames the names of the offered tools, read-only
  * @param iteration the model call's number in this turn, starting at 1
@@ -22,7 +31,9 @@ public record ModelRequestPayload(List<Message> messages, ModelSettings modelSet
 		int iteration, String senderId, Map<String, Object> call, Channel channel) implements HookPayload {
 
 	public ModelRequestPayload {
-		messages = JsonValues.copyList(messages);
+		// frozen once, so every hook and observer shares the messages and none can change
+		// them in place; an empty list loads no Spring AI class (the runner needs none)
+		messages = (messages == null || messages.isEmpty()) ? List.of() : FrozenMessages.freeze(messages);
 		modelSettings = (modelSettings != null) ? modelSettings : ModelSettings.empty();
 		toolNames = JsonValues.copyList(toolNames);
 		senderId = (senderId != null) ? senderId : "";
@@ -41,9 +52,9 @@ public record ModelRequestPayload(List<Message> messages, ModelSettings modelSet
 	}
 
 	/**
-	 * Return a copy whose messages are copies too: a message's metadata map is mutable,
-	 * so a hook that changes it must not reach the turn or another hook. The engine hands
-	 * every hook such a copy.
+	 * Return a copy whose messages are new copies, frozen again. The engine no longer
+	 * needs it: messages are frozen when a payload is made, so every hook shares them and
+	 * none can change them in place. Kept for code that called it.
 	 * @return the new payload
 	 */
 	public ModelRequestPayload withCopiedMessages() {

@@ -36,8 +36,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 		importOptions = { ImportOption.DoNotIncludeTests.class, ArchitectureTests.ProductionOnly.class })
 final class ArchitectureTests {
 
+	/**
+	 * The api packages; {@code message} (internal: the payload's frozen messages) sits
+	 * with them, as the payloads freeze their messages themselves.
+	 */
 	private static final String[] API = { "io.mantlehooks", "io.mantlehooks.annotation..", "io.mantlehooks.approval..",
-			"io.mantlehooks.transcript..", "io.mantlehooks.observation.." };
+			"io.mantlehooks.transcript..", "io.mantlehooks.observation..", "io.mantlehooks.message.." };
 
 	@ArchTest
 	static final ArchRule layersDependOnlyDownwards = Architectures.layeredArchitecture()
@@ -112,6 +116,7 @@ final class ArchitectureTests {
 					List.of("DefaultHookObservationConvention", "DefaultTurnObservationConvention",
 							"HookObservationContext", "HookObservationConvention", "HookObservationDocumentation",
 							"TurnObservationContext", "TurnObservationConvention", "TurnObservationDocumentation")),
+			Map.entry("io.mantlehooks.message", List.of("FrozenMessages")),
 			Map.entry("io.mantlehooks.runtime",
 					List.of("CallerContext", "CircuitBreakerSettings", "HookDefinitionException", "HookFailure",
 							"HookGuards", "HookLane", "HookMethod", "HookMethodProcessor", "HookOutcome", "HookProblem",

@@ -3,15 +3,14 @@ package io.mantlehooks.runtime;
 import java.util.Map;
 
 import io.mantlehooks.HookPayload;
-import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ToolCallPayload;
 
 /**
- * The copies hooks receive, so that nothing a hook does to its argument reaches the turn
- * or another hook. Payload records are deeply immutable already; the exception is the
- * Spring AI messages of a model request, whose metadata maps are mutable, so every hook
- * invocation gets copies of those ({@link ModelRequestPayload#withCopiedMessages()}: the
- * runner names no Spring AI type).
+ * What hooks receive, so that nothing a hook does to its argument reaches the turn or
+ * another hook. Payload records are deeply immutable, the messages of a model request
+ * included (they are frozen when the payload is made, once per model call, see
+ * {@code io.mantlehooks.message.FrozenMessages}): every invocation shares the payload,
+ * nothing is copied per hook. The runner names no Spring AI type.
  */
 final class PayloadCopies {
 
@@ -19,19 +18,15 @@ final class PayloadCopies {
 	}
 
 	/**
-	 * Return the payload a modify hook receives.
+	 * Return the payload a modify hook receives: the payload itself, which no hook can
+	 * change.
 	 */
 	static <P extends HookPayload> P forModifier(P payload) {
-		if (payload instanceof ModelRequestPayload request && !request.messages().isEmpty()) {
-			@SuppressWarnings("unchecked")
-			P copy = (P) request.withCopiedMessages();
-			return copy;
-		}
 		return payload;
 	}
 
 	/**
-	 * Return the payload one observer receives: its own copy, and without tool-call
+	 * Return the payload one observer receives: the payload itself, without tool-call
 	 * metadata, which is meant for the MCP server only.
 	 */
 	static HookPayload forObserver(HookPayload payload) {

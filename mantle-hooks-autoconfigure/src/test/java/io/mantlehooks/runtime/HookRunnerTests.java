@@ -417,8 +417,10 @@ class HookRunnerTests {
 			ModelRequestPayload input = request().withMessages(List.of(message));
 			runner.observe(HookPoint.MODEL_REQUEST, input, HookScope.none());
 			assertThat(observer.done.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-			assertThat(observer.mutatedCopy).hasValue(true);
+			// the messages are frozen: the change is refused, the observer fails alone
+			assertThat(observer.mutatedCopy).hasValue(false);
 			assertThat(message.getMetadata()).containsEntry("k", "v").doesNotContainValue("tampered");
+			assertThat(input.messages().get(0).getMetadata()).containsEntry("k", "v").doesNotContainValue("tampered");
 			assertThat(input.messages()).containsExactly(message);
 		});
 	}

@@ -1,6 +1,7 @@
 package io.mantlehooks.runtime;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,7 @@ import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelSettings;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.Stalls;
+import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.annotation.OnOutgoingText;
@@ -37,9 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The runner's refined semantics: what observers see, that each sees only its own copy,
- * and that an asynchronous hook stays under its timeout even when it blocks before it
- * returns its stage.
+ * The runner's refined semantics: what observers see, that none can change what another
+ * sees, and that an asynchronous hook stays under its timeout even when it blocks before
+ * it returns its stage.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RunnerSemanticsTests {
@@ -52,15 +54,48 @@ class RunnerSemanticsTests {
 		.withPropertyValues("mantle.hooks.timeouts.observe=60s", "mantle.hooks.timeouts.modify=60s");
 
 	@Test
-	void eachObserverGetsItsOwnCopy() {
+	void anObserverChangingAMessageInPlaceFailsAloneAndTheOthersSeeNoChange(CapturedOutput output) {
 		this.contextRunner.withBean("copyObservers", CopyObservers.class).run((context) -> {
 			UserMessage message = UserMessage.builder().text("hi").metadata(new HashMap<>(Map.of("k", "v"))).build();
 			context.getBean(HookRunner.class)
 				.observe(HookPoint.MODEL_REQUEST, request(List.of(message)), HookScope.none());
 			CopyObservers observers = context.getBean(CopyObservers.class);
 			assertThat(observers.read.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+			assertThat(observers.refused.get()).isInstanceOf(UnsupportedOperationException.class);
 			assertThat(observers.secondSaw.get()).containsEntry("k", "v").doesNotContainKey("mutated");
 			assertThat(message.getMetadata()).doesNotContainKey("mutated");
+			await().atMost(WAIT)
+				.until(() -> output.toString()
+					.contains("Observe hook 'copyObservers.mutate' at point model-request failed"));
+			assertThat(output).contains("return payload.withMessages(...)");
+		});
+	}
+
+	@Test
+	void successiveHooksShareTheMessagesOfALongHistoryWithoutCopies() {
+		this.contextRunner.withBean("sharingHooks", SharingHooks.class).run((context) -> {
+			List<Message> history = new ArrayList<>();
+			for (int i = 0; i < 100; i++) {
+				history.add(UserMessage.builder().text("message " + i).metadata(Map.of("turn", i)).build());
+			}
+			ModelRequestPayload input = request(history);
+			HookRunner runner = context.getBean(HookRunner.class);
+			ModifyResult<ModelRequestPayload> first = runner.runAndWait(HookPoint.MODEL_REQUEST, input,
+					HookScope.none());
+			runner.runAndWait(HookPoint.MODEL_REQUEST, ((ModifyResult.Proceed<ModelRequestPayload>) first).payload(),
+					HookScope.none());
+			SharingHooks hooks = context.getBean(SharingHooks.class);
+			await().atMost(WAIT).until(() -> hooks.observed.size() == 2);
+			// the modify hook, then the observer, twice: the very same message instances
+			// every time, no copy per invocation
+			assertThat(hooks.modified).hasSize(2);
+			for (List<Message> seen : List.of(hooks.modified.get(0), hooks.modified.get(1), hooks.observed.get(0),
+					hooks.observed.get(1))) {
+				assertThat(seen).hasSize(100);
+				for (int i = 0; i < 100; i++) {
+					assertThat(seen.get(i)).isSameAs(input.messages().get(i));
+				}
+			}
 		});
 	}
 
@@ -122,10 +157,20 @@ class RunnerSemanticsTests {
 
 		final AtomicReference<Map<String, Object>> secondSaw = new AtomicReference<>();
 
+		final AtomicReference<RuntimeException> refused = new AtomicReference<>();
+
 		@OnModelRequest
 		void mutate(ModelRequestPayload request) {
-			request.messages().get(0).getMetadata().put("mutated", true);
-			this.mutated.countDown();
+			try {
+				request.messages().get(0).getMetadata().put("mutated", true);
+			}
+			catch (RuntimeException ex) {
+				this.refused.set(ex);
+				throw ex;
+			}
+			finally {
+				this.mutated.countDown();
+			}
 		}
 
 		@OnModelRequest
@@ -133,6 +178,25 @@ class RunnerSemanticsTests {
 			this.mutated.await(60, TimeUnit.SECONDS);
 			this.secondSaw.set(new HashMap<>(request.messages().get(0).getMetadata()));
 			this.read.countDown();
+		}
+
+	}
+
+	static class SharingHooks {
+
+		final List<List<Message>> modified = new CopyOnWriteArrayList<>();
+
+		final List<List<Message>> observed = new CopyOnWriteArrayList<>();
+
+		@ModifyModelRequest
+		ModelRequestPayload keep(ModelRequestPayload request) {
+			this.modified.add(request.messages());
+			return request.withModelSettings(request.modelSettings().withTemperature(0.2));
+		}
+
+		@OnModelRequest
+		void watch(ModelRequestPayload request) {
+			this.observed.add(request.messages());
 		}
 
 	}

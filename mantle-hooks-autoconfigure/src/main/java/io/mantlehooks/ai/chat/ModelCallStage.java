@@ -13,6 +13,7 @@ import io.mantlehooks.RetryModel;
 import io.mantlehooks.ai.turn.HookSteps;
 import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.message.FrozenMessages;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.ModifyResult;
@@ -86,7 +87,11 @@ final class ModelCallStage {
 			}
 			if (result instanceof ModifyResult.Proceed<ModelRequestPayload> proceed && proceed.payload() != payload) {
 				ModelRequestPayload rewritten = proceed.payload();
-				return Prepared.send(withPrompt(request, rewritten.messages(),
+				// the provider gets the messages the turn had, never the hooks' frozen
+				// views of them (FrozenMessages)
+				List<Message> messagesToSend = (rewritten.messages() == payload.messages()) ? sent
+						: FrozenMessages.thaw(rewritten.messages());
+				return Prepared.send(withPrompt(request, messagesToSend,
 						ModelSettingsApplier.apply(options, rewritten.modelSettings())));
 			}
 			return Prepared

@@ -23,6 +23,7 @@ import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
+import io.mantlehooks.message.FrozenMessages;
 import io.mantlehooks.runtime.CallerContext;
 import io.mantlehooks.runtime.HookScope;
 import io.micrometer.observation.Observation;
@@ -34,8 +35,9 @@ import org.springframework.ai.chat.messages.Message;
 
 /**
  * The engine-owned identity of one turn: its id, the sender, call metadata, channel,
- * message id and voice flag, and the caller's context that hooks run in. Immutable: it is
- * created once by the outermost hook advisor and passed down the advisor chain in the
+ * message id and voice flag, and the caller's context that hooks run in. Immutable (but
+ * for the frozen messages of its latest model call, kept so a history is frozen once): it
+ * is created once by the outermost hook advisor and passed down the advisor chain in the
  * request context ({@link #CONTEXT_KEY}), to tools and retrievers as the current turn.
  * <p>
  * A turn is <em>nested</em> when a {@code ChatClient} call is made while another turn is
@@ -70,6 +72,9 @@ public final class Turn {
 	private final boolean nested;
 
 	private final HookScope scope;
+
+	/** The frozen messages of this turn's latest model call. */
+	private volatile @Nullable List<Message> frozenPrompt;
 
 	private Turn(String id, String senderId, String conversationId, Map<String, Object> call, Channel channel,
 			String messageId, boolean voice, boolean nested, HookScope scope) {
@@ -305,8 +310,21 @@ public final class Turn {
 		return new IncomingMessagePayload(text, this.messageId, this.senderId, this.call, this.channel);
 	}
 
+	/**
+	 * Return the payload of one model call. Its messages are frozen once per turn: a
+	 * message the turn's previous model call had at the same position is not frozen again
+	 * (the tool loop sends the history again with each call).
+	 * @param messages the prompt's messages
+	 * @param toolNames the offered tools
+	 * @param iteration the model call's number in the turn
+	 * @return the payload
+	 */
 	public ModelRequestPayload modelRequest(List<Message> messages, List<String> toolNames, int iteration) {
-		return new ModelRequestPayload(messages, ModelSettings.empty(), toolNames, iteration, this.senderId, this.call,
+		List<Message> frozen = FrozenMessages.freeze(messages, this.frozenPrompt);
+		// model calls of one turn follow each other; were two to race, one would only
+		// freeze some messages again
+		this.frozenPrompt = frozen;
+		return new ModelRequestPayload(frozen, ModelSettings.empty(), toolNames, iteration, this.senderId, this.call,
 				this.channel);
 	}
 

@@ -1,0 +1,60 @@
+package io.mantlehooks.message;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.ai.chat.messages.AssistantMessage;
+
+/**
+ * An {@link AssistantMessage} that cannot change: made with Spring AI's protected
+ * constructor from read-only copies of the tool calls and media, so {@code equals},
+ * {@code hashCode} and {@code toString} are {@code AssistantMessage}'s own; only
+ * {@link #getMetadata()} is overridden, to a read-only view.
+ */
+final class FrozenAssistantMessage extends AssistantMessage implements FrozenMessage {
+
+	private final AssistantMessage source;
+
+	/** Made on first use: most frozen messages are never asked for their metadata. */
+	private @Nullable Map<String, Object> readOnlyMetadata;
+
+	FrozenAssistantMessage(AssistantMessage source) {
+		super(source.getText(), source.getMetadata(), ReadOnly.copy(source.getToolCalls()),
+				ReadOnly.copy(source.getMedia()));
+		this.source = source;
+	}
+
+	@Override
+	public AssistantMessage source() {
+		return this.source;
+	}
+
+	@Override
+	public Map<String, Object> getMetadata() {
+		Map<String, Object> view = this.readOnlyMetadata;
+		if (view == null) {
+			// a race makes two equal views; the view's fields are final, so either is
+			// safely published
+			view = ReadOnly.map(this.metadata);
+			this.readOnlyMetadata = view;
+		}
+		return view;
+	}
+
+	/**
+	 * Return a builder for an ordinary, changeable message with this one's content:
+	 * {@code AssistantMessage}'s own would hand the read-only lists on.
+	 */
+	@Override
+	public Builder<?> mutate() {
+		return AssistantMessage.builder()
+			.content(getText())
+			.properties(new HashMap<>(this.metadata))
+			.toolCalls(new ArrayList<>(getToolCalls()))
+			.media(new ArrayList<>(getMedia()));
+	}
+
+}

@@ -1,0 +1,45 @@
+package io.mantlehooks.message;
+
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+
+/**
+ * A {@link ToolResponseMessage} that cannot change: made with Spring AI's protected
+ * constructor from a read-only copy of the responses, so {@code equals}, {@code hashCode}
+ * and {@code toString} are {@code ToolResponseMessage}'s own; only {@link #getMetadata()}
+ * is overridden, to a read-only view.
+ */
+final class FrozenToolResponseMessage extends ToolResponseMessage implements FrozenMessage {
+
+	private final ToolResponseMessage source;
+
+	/** Made on first use: most frozen messages are never asked for their metadata. */
+	private @Nullable Map<String, Object> readOnlyMetadata;
+
+	FrozenToolResponseMessage(ToolResponseMessage source) {
+		// Spring AI does not check the responses: a missing list stays missing
+		super((source.getResponses() != null) ? ReadOnly.copy(source.getResponses()) : null, source.getMetadata());
+		this.source = source;
+	}
+
+	@Override
+	public ToolResponseMessage source() {
+		return this.source;
+	}
+
+	@Override
+	public Map<String, Object> getMetadata() {
+		Map<String, Object> view = this.readOnlyMetadata;
+		if (view == null) {
+			// a race makes two equal views; the view's fields are final, so either is
+			// safely published
+			view = ReadOnly.map(this.metadata);
+			this.readOnlyMetadata = view;
+		}
+		return view;
+	}
+
+}

@@ -1,0 +1,231 @@
+package io.mantlehooks.message;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.mantlehooks.Channel;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModelSettings;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.SystemMessage;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.ai.content.Media;
+import org.springframework.util.MimeTypeUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Frozen messages: the same type and content as their source, read-only getters whose
+ * refusal says what to do, ordinary changeable copies, and freezing once: a frozen list,
+ * and a history kept from the turn's previous model call, are not frozen again.
+ */
+class FrozenMessagesTests {
+
+	private static final Media IMAGE = Media.builder()
+		.mimeType(MimeTypeUtils.IMAGE_PNG)
+		.data(URI.create("https://example.com/receipt.png"))
+		.build();
+
+	private static final AssistantMessage.ToolCall CALL = new AssistantMessage.ToolCall("call_1", "function",
+			"get_weather", "{\"city\":\"Paris\"}");
+
+	static UserMessage user() {
+		return UserMessage.builder()
+			.text("what is on this receipt?")
+			.media(IMAGE)
+			.metadata(new HashMap<>(Map.of("k", "v")))
+			.build();
+	}
+
+	static AssistantMessage assistant() {
+		return AssistantMessage.builder()
+			.content("let me look")
+			.properties(Map.of("finishReason", "TOOL_CALLS"))
+			.toolCalls(List.of(CALL))
+			.media(List.of(IMAGE))
+			.build();
+	}
+
+	static ToolResponseMessage toolResponse() {
+		return ToolResponseMessage.builder()
+			.responses(List.of(new ToolResponseMessage.ToolResponse("call_1", "get_weather", "{\"sky\":\"clear\"}")))
+			.metadata(Map.of("k", "v"))
+			.build();
+	}
+
+	static SystemMessage system() {
+		return SystemMessage.builder().text("be brief").metadata(Map.of("k", "v")).build();
+	}
+
+	static List<Message> sources() {
+		return List.of(system(), user(), assistant(), toolResponse());
+	}
+
+	@Test
+	void aFrozenMessageIsItsSourceInEverythingButChangeability() {
+		List<Message> sources = sources();
+		List<Message> frozen = FrozenMessages.freeze(sources);
+		for (int i = 0; i < sources.size(); i++) {
+			Message source = sources.get(i);
+			Message copy = frozen.get(i);
+			assertThat(copy).isNotSameAs(source).isInstanceOf(source.getClass()).isEqualTo(source);
+			assertThat(source).isEqualTo(copy);
+			assertThat(copy).hasSameHashCodeAs(source).hasToString(source.toString());
+			assertThat(copy.getText()).isEqualTo(source.getText());
+			assertThat(copy.getMessageType()).isEqualTo(source.getMessageType());
+			assertThat(copy.getMetadata()).isEqualTo(source.getMetadata());
+			assertThat(FrozenMessages.isFrozen(copy)).isTrue();
+			assertThat(FrozenMessages.isFrozen(source)).isFalse();
+		}
+		assertThat(((UserMessage) frozen.get(1)).getMedia()).containsExactly(IMAGE);
+		assertThat(((AssistantMessage) frozen.get(2)).getToolCalls()).containsExactly(CALL);
+		assertThat(((AssistantMessage) frozen.get(2)).getMedia()).containsExactly(IMAGE);
+		assertThat(((ToolResponseMessage) frozen.get(3)).getResponses())
+			.isEqualTo(((ToolResponseMessage) sources.get(3)).getResponses());
+	}
+
+	@Test
+	void changingAFrozenMessageInPlaceFailsAndSaysWhatToDo() {
+		List<Message> frozen = FrozenMessages.freeze(sources());
+		for (Message message : frozen) {
+			assertRefused(() -> message.getMetadata().put("tampered", true));
+			assertRefused(() -> message.getMetadata().remove("k"));
+			assertRefused(() -> message.getMetadata().putIfAbsent("tampered", true));
+			assertRefused(() -> message.getMetadata().clear());
+		}
+		assertRefused(() -> ((UserMessage) frozen.get(1)).getMedia().add(IMAGE));
+		assertRefused(() -> ((UserMessage) frozen.get(1)).getMedia().clear());
+		assertRefused(() -> ((AssistantMessage) frozen.get(2)).getToolCalls().add(CALL));
+		assertRefused(() -> ((AssistantMessage) frozen.get(2)).getToolCalls().set(0, CALL));
+		assertRefused(() -> ((ToolResponseMessage) frozen.get(3)).getResponses().remove(0));
+		assertRefused(() -> frozen.add(new UserMessage("more")));
+		assertThatExceptionOfType(UnsupportedOperationException.class)
+			.isThrownBy(() -> frozen.get(1).getMetadata().entrySet().clear());
+		assertThat(frozen.get(1).getMetadata()).containsEntry("k", "v").doesNotContainKey("tampered");
+	}
+
+	@Test
+	void copiesOfAFrozenMessageAreOrdinaryMessagesWithAllTheContent() {
+		List<Message> sources = sources();
+		List<Message> frozen = FrozenMessages.freeze(sources);
+		UserMessage user = ((UserMessage) frozen.get(1)).copy();
+		UserMessage rebuilt = ((UserMessage) frozen.get(1)).mutate().text("changed").build();
+		AssistantMessage assistant = ((AssistantMessage) frozen.get(2)).copy();
+		SystemMessage system = ((SystemMessage) frozen.get(0)).mutate().build();
+		assertThat(user).isEqualTo(sources.get(1));
+		assertThat(assistant).isEqualTo(sources.get(2));
+		assertThat(system).isEqualTo(sources.get(0));
+		for (Message copy : List.of(user, rebuilt, assistant, system, ((SystemMessage) frozen.get(0)).copy())) {
+			assertThat(FrozenMessages.isFrozen(copy)).isFalse();
+			copy.getMetadata().put("changed", true);
+			assertThat(copy.getMetadata()).containsEntry("changed", true);
+		}
+		assertThat(user.getMedia()).containsExactly(IMAGE);
+		assertThat(rebuilt.getText()).isEqualTo("changed");
+		assertThat(rebuilt.getMedia()).containsExactly(IMAGE);
+		assertThat(rebuilt.getMetadata()).containsEntry("k", "v");
+		assertThat(assistant.getToolCalls()).containsExactly(CALL);
+		assertThat(assistant.getMedia()).containsExactly(IMAGE);
+		assistant.getToolCalls().add(CALL);
+		assertThat(assistant.getToolCalls()).hasSize(2);
+		assertThat(((AssistantMessage) frozen.get(2)).getToolCalls()).containsExactly(CALL);
+		assertThat(system.getText()).isEqualTo("be brief");
+		assertThat(system.getMetadata()).containsEntry("k", "v");
+		assertThat(frozen.get(0).getMetadata()).doesNotContainKey("changed");
+	}
+
+	@Test
+	void laterChangesToTheSourceDoNotReachTheFrozenMessage() {
+		UserMessage source = user();
+		Message frozen = FrozenMessages.freeze(List.of(source)).get(0);
+		source.getMetadata().put("later", true);
+		source.getMedia().clear();
+		assertThat(frozen.getMetadata()).doesNotContainKey("later");
+		assertThat(((UserMessage) frozen).getMedia()).containsExactly(IMAGE);
+	}
+
+	@Test
+	void thawingGivesTheSources() {
+		List<Message> sources = sources();
+		List<Message> thawed = FrozenMessages.thaw(FrozenMessages.freeze(sources));
+		for (int i = 0; i < sources.size(); i++) {
+			assertThat(thawed.get(i)).isSameAs(sources.get(i));
+		}
+	}
+
+	@Test
+	void aFrozenListIsNotFrozenAgain() {
+		List<Message> frozen = FrozenMessages.freeze(sources());
+		assertThat(FrozenMessages.freeze(frozen)).isSameAs(frozen);
+		List<Message> mixed = new ArrayList<>(frozen);
+		UserMessage added = new UserMessage("one more");
+		mixed.add(added);
+		List<Message> again = FrozenMessages.freeze(mixed);
+		for (int i = 0; i < frozen.size(); i++) {
+			assertThat(again.get(i)).isSameAs(frozen.get(i));
+		}
+		assertThat(FrozenMessages.isFrozen(again.get(4))).isTrue();
+		assertThat(FrozenMessages.thaw(again).get(4)).isSameAs(added);
+	}
+
+	@Test
+	void aHistoryKeptFromTheTurnsPreviousModelCallIsFrozenOnce() {
+		List<Message> history = history(100);
+		List<Message> first = FrozenMessages.freeze(history);
+		List<Message> next = new ArrayList<>(history);
+		next.set(50, new UserMessage("replaced"));
+		next.add(new AssistantMessage("a tool call"));
+		List<Message> second = FrozenMessages.freeze(next, first);
+		for (int i = 0; i < 100; i++) {
+			if (i == 50) {
+				assertThat(second.get(i)).isNotSameAs(first.get(i));
+				assertThat(second.get(i).getText()).isEqualTo("replaced");
+			}
+			else {
+				assertThat(second.get(i)).isSameAs(first.get(i));
+			}
+		}
+		assertThat(second.get(100).getText()).isEqualTo("a tool call");
+		assertThat(FrozenMessages.isFrozen(second.get(100))).isTrue();
+	}
+
+	@Test
+	void everyPayloadMadeFromAFrozenOneSharesItsMessages() {
+		ModelRequestPayload payload = new ModelRequestPayload(history(100), ModelSettings.empty(), List.of(), 1,
+				"user-42", Map.of(), Channel.of("rest"));
+		ModelRequestPayload settings = payload.withModelSettings(ModelSettings.empty().withTemperature(0.1));
+		List<Message> replaced = new ArrayList<>(payload.messages());
+		replaced.set(99, new UserMessage("redacted"));
+		ModelRequestPayload rewritten = payload.withMessages(replaced);
+		assertThat(settings.messages()).isSameAs(payload.messages());
+		for (int i = 0; i < 99; i++) {
+			assertThat(rewritten.messages().get(i)).isSameAs(payload.messages().get(i));
+		}
+		assertThat(rewritten.messages()).allSatisfy((message) -> assertThat(FrozenMessages.isFrozen(message)).isTrue());
+	}
+
+	static List<Message> history(int size) {
+		List<Message> history = new ArrayList<>();
+		for (int i = 0; i < size; i++) {
+			history.add((i % 2 == 0) ? UserMessage.builder().text("question " + i).metadata(Map.of("turn", i)).build()
+					: AssistantMessage.builder().content("answer " + i).properties(Map.of("turn", i)).build());
+		}
+		return history;
+	}
+
+	private static void assertRefused(Runnable change) {
+		assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(change::run)
+			.withMessageContaining("read-only")
+			.withMessageContaining("mutate()")
+			.withMessageContaining("withMessages(");
+	}
+
+}
