@@ -211,34 +211,43 @@ final class SourceChecks {
 					classes.put(name, ClassEntry.parse(name, property.getValue()));
 				}
 			}
+			// each method has two keys; it is read at its signals key, which finds its
+			// names key: with as many names keys as signals keys, every names key is
+			// then some method's, and no key is looked up twice
+			int namesKeys = 0;
+			int signalsKeys = 0;
 			for (Map.Entry<String, String> property : properties.entrySet()) {
 				String key = property.getKey();
 				if (key.equals(VERSION_KEY) || isClassKey(key)) {
 					continue;
 				}
-				boolean signals = key.endsWith(SIGNALS);
-				if (!signals && !key.endsWith(NAMES)) {
+				if (key.endsWith(NAMES)) {
+					namesKeys++;
+					continue;
+				}
+				if (!key.endsWith(SIGNALS)) {
 					throw new IllegalArgumentException("unexpected key " + key);
 				}
-				String method = key.substring(0, key.length() - (signals ? SIGNALS : NAMES).length());
+				signalsKeys++;
+				String method = key.substring(0, key.length() - SIGNALS.length());
 				int hash = methodKeyHash(method);
 				if (hash < 0) {
 					throw new IllegalArgumentException("malformed method key " + key);
 				}
 				ClassEntry entry = classes.get(method.substring(0, hash));
-				String signalsValue = signals ? property.getValue() : properties.get(method + SIGNALS);
-				String namesValue = signals ? properties.get(method + NAMES) : property.getValue();
-				if (entry == null || signalsValue == null || namesValue == null) {
+				String namesValue = properties.get(method + NAMES);
+				if (entry == null || namesValue == null) {
 					throw new IllegalArgumentException("incomplete entry " + key);
 				}
-				// each method has two keys: read it at its signals key, check both
-				Set<Class<? extends HookSignal>> constructed = signals(signalsValue);
+				Set<Class<? extends HookSignal>> constructed = signals(property.getValue());
 				Set<String> names = split(namesValue);
-				if (signals) {
-					entry.methods()
-						.put(method.substring(hash + 1), (constructed.isEmpty() && names.isEmpty()) ? NOTHING
-								: new RecordedChecks.Checked(constructed, names));
-				}
+				entry.methods()
+					.put(method.substring(hash + 1), (constructed.isEmpty() && names.isEmpty()) ? NOTHING
+							: new RecordedChecks.Checked(constructed, names));
+			}
+			if (namesKeys != signalsKeys) {
+				throw new IllegalArgumentException("incomplete entries: " + namesKeys + " " + NAMES + " keys for "
+						+ signalsKeys + " " + SIGNALS + " keys");
 			}
 			return classes;
 		}

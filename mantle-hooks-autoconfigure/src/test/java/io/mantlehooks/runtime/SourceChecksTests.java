@@ -126,8 +126,9 @@ class SourceChecksTests {
 				claimsRetry + "demo.Hooks\\#other.signals=\ndemo.Hooks\\#other.rejection-names=\n",
 				claimsRetry + "demo.Hooks\\#other().signals=\ndemo.Hooks\\#other().rejection-names=\n",
 				claimsRetry + "demo.Hooks\\#a\\#b()V.signals=\ndemo.Hooks\\#a\\#b()V.rejection-names=\n",
-				// a method without its second key
+				// a method without one of its two keys
 				claimsRetry + "demo.Hooks\\#other()V.signals=\n",
+				claimsRetry + "demo.Hooks\\#other()V.rejection-names=\n",
 				// fingerprints: too long, upper-case hex, a part missing, one too many
 				claimsRetry.replaceAll("(?m)^(demo\\.Hooks\\.class-file=)\\d+", "$112345678901"),
 				claimsRetry.replaceAll("(?m)^(demo\\.Hooks\\.class-file=\\d+,)[0-9a-f]+", "$1ABC"),
