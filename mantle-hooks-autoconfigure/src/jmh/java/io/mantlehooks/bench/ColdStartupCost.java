@@ -450,14 +450,22 @@ public final class ColdStartupCost {
 				names.add(PACKAGE + "." + name);
 				sources.add(new Source(name, modifier(name, point, hooks)));
 			}
-			compile(sources, classes, (variant == Variant.INDEXED) ? processor(dir) : null);
+			Path processorClasses = (variant == Variant.INDEXED) ? Files.createTempDirectory(dir, "processor") : null;
+			compile(sources, classes, (processorClasses != null) ? processor(processorClasses) : null);
 			Path partial = dir.resolve(jar.getFileName() + ".part");
 			write(partial, classes, names);
 			Files.move(partial, jar, StandardCopyOption.REPLACE_EXISTING);
-			try (Stream<Path> files = Files.walk(classes)) {
-				files.sorted((a, b) -> b.compareTo(a)).forEach((file) -> file.toFile().delete());
+			delete(classes);
+			if (processorClasses != null) {
+				delete(processorClasses);
 			}
 			return jar;
+		}
+
+		private static void delete(Path directory) throws IOException {
+			try (Stream<Path> files = Files.walk(directory)) {
+				files.sorted((a, b) -> b.compareTo(a)).forEach((file) -> file.toFile().delete());
+			}
 		}
 
 		/** The shape of {@link StartupCost}'s generated beans, as source. */
@@ -509,8 +517,7 @@ public final class ColdStartupCost {
 		 * mantle-hooks-processor, compiled from its module's sources (it has no
 		 * dependencies), so the benchmark needs no build dependency on the module.
 		 */
-		private static Processor processor(Path dir) throws IOException {
-			Path classes = Files.createTempDirectory(dir, "processor");
+		private static Processor processor(Path classes) throws IOException {
 			List<Path> sources;
 			try (Stream<Path> files = Files.walk(PROCESSOR_SOURCES)) {
 				sources = files.filter((path) -> path.toString().endsWith(".java")).toList();
