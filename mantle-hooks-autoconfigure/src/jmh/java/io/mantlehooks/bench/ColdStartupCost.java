@@ -9,6 +9,8 @@ import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,8 +18,10 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -28,6 +32,7 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Stream;
 
+import javax.annotation.processing.Processor;
 import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
 import javax.tools.SimpleJavaFileObject;
@@ -56,15 +61,18 @@ import org.springframework.core.metrics.StartupStep;
 /**
  * What 1,000 hook beans add to a cold start: every start is a fresh JVM. Compiles (once,
  * cached under {@code target/cold-start}) 1,000 bean classes with an
- * {@code @OnModelRequest} method each plus one modify hook class per modify point, and
- * the same classes without the annotations, as two jars. Then, per JDK, starts
- * {@code runs} fresh JVMs per variant, interleaved (plain, hooks, plain, hooks...), each
+ * {@code @OnModelRequest} method each plus one modify hook class per modify point, the
+ * same classes without the annotations, and the annotated ones again with
+ * {@code mantle-hooks-processor} on the compile (its signal index in the jar), as three
+ * jars. Then, per JDK, starts {@code runs} fresh JVMs per variant, interleaved (plain,
+ * hooks, hooks+index, plain...), each
  * running an application with the benchmark's auto-configurations and a stub model that
  * registers the beans by class name (no component scan); the jar is first on the child's
  * class path, before the benchmark's own. A child prints the time from its
  * JVM's start to the context being ready, the context refresh, and the hook processor's
  * own time (its {@code SmartInitializingSingleton} callback, from Spring's startup
- * steps); it fails unless it found exactly the hooks its jar declares. The parent prints
+ * steps); it fails unless it found exactly the hooks its jar declares (and, with the
+ * index, unless the index answered for every hook class). The parent prints
  * the medians per JDK and variant and what the hooks add.
  * <p>
  * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure verify
@@ -84,12 +92,22 @@ public final class ColdStartupCost {
 
 	private static final String PROCESSOR_BEAN = "mantleHookMethodProcessor";
 
+	/** Where the compile-time index sits in a jar (SourceChecks.LOCATION). */
+	private static final String SOURCE_CHECKS = "META-INF/mantle-hooks/source-checks.properties";
+
+	/** SignalUsageInspector's DEBUG line when the index answered for every hook class. */
+	private static final String INDEX_USED = "Hook signal check: %d hook classes from the compile-time index ("
+			+ SOURCE_CHECKS + "), 0 class files read";
+
+	/** The processor's sources, from this module's directory (where the benchmark runs). */
+	private static final Path PROCESSOR_SOURCES = Path.of("..", "mantle-hooks-processor", "src", "main", "java");
+
 	private ColdStartupCost() {
 	}
 
 	public static void main(String[] args) throws Exception {
 		if (args.length > 0 && CHILD.equals(args[0])) {
-			Child.run(Integer.parseInt(args[1]), Boolean.parseBoolean(args[2]));
+			Child.run(Integer.parseInt(args[1]), Variant.valueOf(args[2]));
 			return;
 		}
 		if (args.length < 3) {
@@ -99,42 +117,54 @@ public final class ColdStartupCost {
 		int runs = Integer.parseInt(args[1]);
 		List<Path> homes = Arrays.stream(args, 2, args.length).map(Path::of).toList();
 		Path dir = Path.of("target", "cold-start");
-		Path plainJar = Jars.jar(dir, beans, false);
-		Path hooksJar = Jars.jar(dir, beans, true);
+		Map<Variant, Path> jars = new EnumMap<>(Variant.class);
+		for (Variant variant : Variant.values()) {
+			jars.put(variant, Jars.jar(dir, beans, variant));
+		}
 		Map<String, String> summary = new LinkedHashMap<>();
 		for (Path home : homes) {
-			List<Sample> plain = new ArrayList<>();
-			List<Sample> hooks = new ArrayList<>();
+			Map<Variant, List<Sample>> samples = new EnumMap<>(Variant.class);
 			for (int i = 0; i < runs; i++) {
-				plain.add(start(home, plainJar, beans, false));
-				hooks.add(start(home, hooksJar, beans, true));
-				System.out.printf("%s run %d: plain %s | hooks %s%n", home.getFileName(), i + 1, plain.get(i),
-						hooks.get(i));
+				StringBuilder line = new StringBuilder(home.getFileName() + " run " + (i + 1) + ":");
+				// interleaved, so a change of the machine's load hits every variant alike
+				for (Variant variant : Variant.values()) {
+					Sample sample = start(home, jars.get(variant), beans, variant);
+					samples.computeIfAbsent(variant, (key) -> new ArrayList<>()).add(sample);
+					line.append(" | ").append(variant.label).append(' ').append(sample);
+				}
+				System.out.println(line);
 			}
-			summary.put(home.getFileName().toString(), summarize(plain, hooks));
+			summary.put(home.getFileName().toString(), summarize(samples));
 		}
-		System.out.printf("%n%d beans with an @OnModelRequest hook each + %d modify hooks, %d fresh JVMs per variant:%n",
-				beans, modifyPoints().size(), runs);
+		System.out.printf("%n%d beans with an @OnModelRequest hook each + %d modify hooks, %d fresh JVMs per variant "
+				+ "(hooks: compiled without the index, hooks+index: with mantle-hooks-processor):%n", beans,
+				modifyPoints().size(), runs);
 		summary.forEach((jdk, line) -> System.out.println(jdk + ": " + line));
 	}
 
-	private static String summarize(List<Sample> plain, List<Sample> hooks) {
+	private static String summarize(Map<Variant, List<Sample>> samples) {
 		StringBuilder line = new StringBuilder();
-		line.append(compare("JVM start to ready", plain, hooks, Sample::ready, true));
-		line.append(compare("\n  process CPU to ready", plain, hooks, Sample::processCpu, true));
-		line.append(compare("\n  main thread CPU to ready", plain, hooks, Sample::mainCpu, true));
-		line.append(compare("\n  refresh", plain, hooks, Sample::refresh, false));
-		line.append(compare("\n  hook processor", plain, hooks, Sample::processor, false));
-		line.append(compare("\n  hook processor CPU", plain, hooks, Sample::processorCpu, false));
+		line.append(compare("JVM start to ready", samples, Sample::ready, true));
+		line.append(compare("\n  process CPU to ready", samples, Sample::processCpu, true));
+		line.append(compare("\n  main thread CPU to ready", samples, Sample::mainCpu, true));
+		line.append(compare("\n  refresh", samples, Sample::refresh, false));
+		line.append(compare("\n  hook processor", samples, Sample::processor, false));
+		line.append(compare("\n  hook processor CPU", samples, Sample::processorCpu, false));
 		return line.toString();
 	}
 
-	private static String compare(String what, List<Sample> plain, List<Sample> hooks,
-			ToDoubleFunction<Sample> value, boolean ratio) {
-		double plainMs = median(plain.stream().mapToDouble(value).toArray());
-		double hooksMs = median(hooks.stream().mapToDouble(value).toArray());
-		return String.format("%s: plain %.0f ms, hooks %.0f ms, added %.0f ms", what, plainMs, hooksMs,
-				hooksMs - plainMs) + (ratio ? String.format(" (x%.2f)", hooksMs / plainMs) : "");
+	private static String compare(String what, Map<Variant, List<Sample>> samples, ToDoubleFunction<Sample> value,
+			boolean ratio) {
+		double plainMs = median(samples.get(Variant.PLAIN).stream().mapToDouble(value).toArray());
+		StringBuilder line = new StringBuilder(String.format("%s: plain %.0f ms", what, plainMs));
+		for (Variant variant : Variant.values()) {
+			if (variant != Variant.PLAIN) {
+				double ms = median(samples.get(variant).stream().mapToDouble(value).toArray());
+				line.append(String.format("; %s %.0f ms, added %.0f ms", variant.label, ms, ms - plainMs))
+					.append(ratio ? String.format(" (x%.2f)", ms / plainMs) : "");
+			}
+		}
+		return line.toString();
 	}
 
 	private static double median(double[] values) {
@@ -143,13 +173,14 @@ public final class ColdStartupCost {
 		return (values.length % 2 == 1) ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 	}
 
-	private static Sample start(Path home, Path jar, int beans, boolean hooks) throws IOException, InterruptedException {
+	private static Sample start(Path home, Path jar, int beans, Variant variant)
+			throws IOException, InterruptedException {
 		// the application's classes first, as Boot's launcher (BOOT-INF/classes) and a
 		// build's run goals put them: the bytecode check looks each hook class up as a
 		// resource, and a class loader probes every jar before the one that has it
 		String classPath = jar.toAbsolutePath() + java.io.File.pathSeparator + System.getProperty("java.class.path");
 		List<String> command = List.of(home.resolve("bin").resolve("java").toString(), "-cp", classPath,
-				ColdStartupCost.class.getName(), CHILD, Integer.toString(beans), Boolean.toString(hooks));
+				ColdStartupCost.class.getName(), CHILD, Integer.toString(beans), variant.name());
 		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
 		List<String> output = new ArrayList<>();
 		try (BufferedReader reader = new BufferedReader(
@@ -159,14 +190,40 @@ public final class ColdStartupCost {
 		int exit = process.waitFor();
 		String result = output.stream().filter((line) -> line.startsWith(RESULT)).findFirst().orElse(null);
 		if (exit != 0 || result == null) {
-			throw new IllegalStateException(
-					"Child on " + home + " (" + (hooks ? "hooks" : "plain") + ") exited with " + exit + ":\n"
-							+ String.join("\n", output));
+			throw new IllegalStateException("Child on " + home + " (" + variant.label + ") exited with " + exit + ":\n"
+					+ String.join("\n", output));
+		}
+		// the index must have answered for every hook class, or the variant measures
+		// the class-file read again
+		String indexUsed = String.format(INDEX_USED, beans + modifyPoints().size());
+		if (variant == Variant.INDEXED && output.stream().noneMatch((line) -> line.contains(indexUsed))) {
+			throw new IllegalStateException("Child on " + home + " did not use the compile-time index for all "
+					+ "hook classes (expected '" + indexUsed + "'):\n" + String.join("\n", output));
 		}
 		double[] fields = Arrays.stream(result.substring(RESULT.length()).trim().split(" "))
 			.mapToDouble(Double::parseDouble)
 			.toArray();
 		return new Sample(fields[0], fields[1], fields[2], fields[3], fields[4], fields[5]);
+	}
+
+	/**
+	 * What the child's class path holds: the same 1,008 classes without annotations, with
+	 * them, and with them compiled with {@code mantle-hooks-processor} (its
+	 * {@code source-checks.properties} in the jar).
+	 */
+	enum Variant {
+
+		PLAIN("plain", false), HOOKS("hooks", true), INDEXED("hooks+index", true);
+
+		final String label;
+
+		final boolean hooks;
+
+		Variant(String label, boolean hooks) {
+			this.label = label;
+			this.hooks = hooks;
+		}
+
 	}
 
 	static List<HookPoint> modifyPoints() {
@@ -202,7 +259,8 @@ public final class ColdStartupCost {
 		private Child() {
 		}
 
-		static void run(int beans, boolean hooks) throws IOException {
+		static void run(int beans, Variant variant) throws IOException {
+			boolean hooks = variant.hooks;
 			ThreadMXBean threads = ManagementFactory.getThreadMXBean();
 			OperatingSystemMXBean system = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 			List<String> classes = index();
@@ -217,7 +275,10 @@ public final class ColdStartupCost {
 				.bannerMode(Banner.Mode.OFF)
 				.logStartupInfo(false)
 				.applicationStartup(steps)
-				.properties("logging.level.root=warn")
+				.properties("logging.level.root=warn",
+						// one line at the end of validation: how many classes the index covered
+						"logging.level.io.mantlehooks.runtime.SignalUsageInspector="
+								+ ((variant == Variant.INDEXED) ? "debug" : "warn"))
 				.initializers((initialized) -> {
 					GenericApplicationContext generic = (GenericApplicationContext) initialized;
 					generic.registerBean("chatModel", ChatModel.class, () -> model);
@@ -369,8 +430,9 @@ public final class ColdStartupCost {
 		private Jars() {
 		}
 
-		static Path jar(Path dir, int beans, boolean hooks) throws IOException {
-			Path jar = dir.resolve((hooks ? "hooks-" : "plain-") + beans + ".jar");
+		static Path jar(Path dir, int beans, Variant variant) throws IOException {
+			boolean hooks = variant.hooks;
+			Path jar = dir.resolve(variant.name().toLowerCase(Locale.ROOT) + "-" + beans + ".jar");
 			if (Files.exists(jar)) {
 				return jar;
 			}
@@ -388,14 +450,22 @@ public final class ColdStartupCost {
 				names.add(PACKAGE + "." + name);
 				sources.add(new Source(name, modifier(name, point, hooks)));
 			}
-			compile(sources, classes);
+			Path processorClasses = (variant == Variant.INDEXED) ? Files.createTempDirectory(dir, "processor") : null;
+			compile(sources, classes, (processorClasses != null) ? processor(processorClasses) : null);
 			Path partial = dir.resolve(jar.getFileName() + ".part");
 			write(partial, classes, names);
 			Files.move(partial, jar, StandardCopyOption.REPLACE_EXISTING);
-			try (Stream<Path> files = Files.walk(classes)) {
-				files.sorted((a, b) -> b.compareTo(a)).forEach((file) -> file.toFile().delete());
+			delete(classes);
+			if (processorClasses != null) {
+				delete(processorClasses);
 			}
 			return jar;
+		}
+
+		private static void delete(Path directory) throws IOException {
+			try (Stream<Path> files = Files.walk(directory)) {
+				files.sorted((a, b) -> b.compareTo(a)).forEach((file) -> file.toFile().delete());
+			}
 		}
 
 		/** The shape of {@link StartupCost}'s generated beans, as source. */
@@ -424,20 +494,61 @@ public final class ColdStartupCost {
 			return methods.toString();
 		}
 
-		private static void compile(List<JavaFileObject> sources, Path classes) throws IOException {
+		private static void compile(List<JavaFileObject> sources, Path classes, @Nullable Processor processor)
+				throws IOException {
+			JavaCompiler compiler = compiler();
+			try (StandardJavaFileManager files = compiler.getStandardFileManager(null, null, StandardCharsets.UTF_8)) {
+				files.setLocation(StandardLocation.CLASS_OUTPUT, List.of(classes.toFile()));
+				// as Boot's build plugins compile an application
+				List<String> options = new ArrayList<>(List.of("--release", "17", "-g", "-parameters", "-classpath",
+						System.getProperty("java.class.path")));
+				if (processor == null) {
+					options.add("-proc:none");
+				}
+				JavaCompiler.CompilationTask task = compiler.getTask(null, files, null, options, null, sources);
+				task.setProcessors((processor != null) ? List.of(processor) : List.of());
+				if (!task.call()) {
+					throw new IllegalStateException("Could not compile the generated bean classes");
+				}
+			}
+		}
+
+		/**
+		 * mantle-hooks-processor, compiled from its module's sources (it has no
+		 * dependencies), so the benchmark needs no build dependency on the module.
+		 */
+		private static Processor processor(Path classes) throws IOException {
+			List<Path> sources;
+			try (Stream<Path> files = Files.walk(PROCESSOR_SOURCES)) {
+				sources = files.filter((path) -> path.toString().endsWith(".java")).toList();
+			}
+			JavaCompiler compiler = compiler();
+			try (StandardJavaFileManager files = compiler.getStandardFileManager(null, null, StandardCharsets.UTF_8)) {
+				if (!compiler
+					.getTask(null, files, null, List.of("-d", classes.toString(), "--release", "17", "-proc:none"), null,
+							files.getJavaFileObjectsFromPaths(sources))
+					.call()) {
+					throw new IllegalStateException("Could not compile mantle-hooks-processor from " + PROCESSOR_SOURCES);
+				}
+			}
+			try {
+				URLClassLoader loader = new URLClassLoader(new URL[] { classes.toUri().toURL() },
+						ColdStartupCost.class.getClassLoader());
+				return (Processor) loader.loadClass("io.mantlehooks.processor.SignalIndexProcessor")
+					.getConstructor()
+					.newInstance();
+			}
+			catch (ReflectiveOperationException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}
+
+		private static JavaCompiler compiler() {
 			JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
 			if (compiler == null) {
 				throw new IllegalStateException("No Java compiler: run the benchmark on a JDK");
 			}
-			try (StandardJavaFileManager files = compiler.getStandardFileManager(null, null, StandardCharsets.UTF_8)) {
-				files.setLocation(StandardLocation.CLASS_OUTPUT, List.of(classes.toFile()));
-				// as Boot's build plugins compile an application
-				List<String> options = List.of("--release", "17", "-g", "-parameters", "-proc:none", "-classpath",
-						System.getProperty("java.class.path"));
-				if (!compiler.getTask(null, files, null, options, null, sources).call()) {
-					throw new IllegalStateException("Could not compile the generated bean classes");
-				}
-			}
+			return compiler;
 		}
 
 		private static void write(Path jar, Path classes, List<String> names) throws IOException {
@@ -447,6 +558,13 @@ public final class ColdStartupCost {
 				out.putNextEntry(new JarEntry(INDEX));
 				out.write(String.join("\n", names).getBytes(StandardCharsets.UTF_8));
 				out.closeEntry();
+				// what mantle-hooks-processor wrote, where a build's jar has it
+				Path sourceChecks = classes.resolve(SOURCE_CHECKS);
+				if (Files.exists(sourceChecks)) {
+					out.putNextEntry(new JarEntry(SOURCE_CHECKS));
+					copy(sourceChecks, out);
+					out.closeEntry();
+				}
 				for (String name : names) {
 					String entry = name.replace('.', '/') + ".class";
 					out.putNextEntry(new JarEntry(entry));

@@ -125,6 +125,9 @@ public final class HookGuards {
 	 * Return the per-hook circuit-breaker keys that name none of the given hooks.
 	 */
 	List<String> unmatchedBreakerKeys(Set<String> hookNames) {
+		if (this.breakerKeys.isEmpty()) {
+			return List.of();
+		}
 		Set<String> known = hookNames.stream().map(ConfigurationKeys::normalize).collect(Collectors.toSet());
 		return this.breakerKeys.entrySet()
 			.stream()

@@ -102,7 +102,8 @@ public final class HookTimeouts {
 	 * @return the timeout and where it came from
 	 */
 	Resolved resolve(String hookName, HookPoint point, HookLane lane, long annotationTimeoutMs) {
-		Duration configured = this.perHook.get(ConfigurationKeys.normalize(hookName));
+		// no per-hook keys (the common case): nothing to normalize for each of many hooks
+		Duration configured = this.perHook.isEmpty() ? null : this.perHook.get(ConfigurationKeys.normalize(hookName));
 		if (configured != null) {
 			return new Resolved(configured, TimeoutSource.HOOK);
 		}
@@ -132,6 +133,9 @@ public final class HookTimeouts {
 	 * @return the unmatched keys, as configured
 	 */
 	List<String> unmatchedHookKeys(Set<String> hookNames) {
+		if (this.perHookKeys.isEmpty()) {
+			return List.of();
+		}
 		Set<String> known = new HashSet<>();
 		hookNames.forEach((name) -> known.add(ConfigurationKeys.normalize(name)));
 		return this.perHookKeys.entrySet()

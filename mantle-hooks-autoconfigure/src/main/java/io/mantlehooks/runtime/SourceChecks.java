@@ -19,14 +19,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.HookSignal;
@@ -62,9 +59,8 @@ final class SourceChecks {
 
 	private static final String NAMES = ".rejection-names";
 
-	private static final Pattern FINGERPRINT = Pattern.compile("(\\d{1,10}),([0-9a-f]{1,8}),(-?\\d{1,19})");
-
-	private static final Pattern METHOD = Pattern.compile("[^#(]+#[^#(]+\\([^#]*\\)[^#]+");
+	/** What most methods construct: no signal, no rejection name. */
+	private static final RecordedChecks.Checked NOTHING = new RecordedChecks.Checked(Set.of(), Set.of());
 
 	private static final Map<String, Class<? extends HookSignal>> SIGNAL_TYPES = Map.of(RetryModel.class.getName(),
 			RetryModel.class, HookRejection.class.getName(), HookRejection.class);
@@ -76,6 +72,8 @@ final class SourceChecks {
 	private final Map<Class<?>, Optional<Map<String, RecordedChecks.Checked>>> classes = new ConcurrentHashMap<>();
 
 	private final AtomicInteger covered = new AtomicInteger();
+
+	private volatile @Nullable LastRoot lastRoot;
 
 	private SourceChecks(Map<String, Index> indexes) {
 		this.indexes = indexes;
@@ -136,12 +134,13 @@ final class SourceChecks {
 	void clear() {
 		this.classes.clear();
 		this.covered.set(0);
+		this.lastRoot = null;
 		this.indexes.values().forEach((index) -> index.root().close());
 	}
 
 	private Optional<Map<String, RecordedChecks.Checked>> lookUp(Class<?> type) {
 		CodeSource codeSource = type.getProtectionDomain().getCodeSource();
-		String root = (codeSource != null && codeSource.getLocation() != null) ? Root.keyOf(codeSource.getLocation())
+		String root = (codeSource != null && codeSource.getLocation() != null) ? rootKey(codeSource.getLocation())
 				: null;
 		Index index = (root != null) ? this.indexes.get(root) : null;
 		ClassEntry entry = (index != null) ? index.classes().get(type.getName()) : null;
@@ -150,6 +149,23 @@ final class SourceChecks {
 		}
 		this.covered.incrementAndGet();
 		return Optional.of(entry.methods());
+	}
+
+	/**
+	 * The root key of a code source location: the hook classes of an application mostly
+	 * share one location (the same object), whose key is worked out once.
+	 */
+	private @Nullable String rootKey(URL location) {
+		LastRoot last = this.lastRoot;
+		if (last != null && last.location() == location) {
+			return last.key();
+		}
+		String key = Root.keyOf(location);
+		this.lastRoot = new LastRoot(location, key);
+		return key;
+	}
+
+	private record LastRoot(URL location, @Nullable String key) {
 	}
 
 	/**
@@ -164,11 +180,11 @@ final class SourceChecks {
 					logger.debug("Ignoring " + url + ": not in a directory or jar");
 					return null;
 				}
-				Properties properties = new Properties();
+				byte[] bytes;
 				try (InputStream in = url.openStream()) {
-					properties.load(in);
+					bytes = in.readAllBytes();
 				}
-				return new Index(root, parse(properties));
+				return new Index(root, parse(IndexText.read(bytes)));
 			}
 			catch (IOException | IllegalArgumentException | URISyntaxException ex) {
 				logger.warn("Ignoring the hook signal index " + url + " (" + ex.getMessage()
@@ -177,43 +193,90 @@ final class SourceChecks {
 			}
 		}
 
-		private static Map<String, ClassEntry> parse(Properties properties) {
-			if (!"1".equals(properties.getProperty(VERSION_KEY))) {
-				throw new IllegalArgumentException("unknown format version " + properties.getProperty(VERSION_KEY));
+		/**
+		 * Check and read every entry. An index describes every method of each hook class
+		 * (thousands of keys in a large application), and this runs on a cold JVM: one
+		 * pass per kind of key, checks by hand rather than by regular expression, and one
+		 * shared result for the common method that constructs no signal.
+		 */
+		private static Map<String, ClassEntry> parse(Map<String, String> properties) {
+			if (!"1".equals(properties.get(VERSION_KEY))) {
+				throw new IllegalArgumentException("unknown format version " + properties.get(VERSION_KEY));
 			}
 			Map<String, ClassEntry> classes = new HashMap<>();
-			for (String key : properties.stringPropertyNames()) {
-				if (key.endsWith(CLASS_FILE) && key.indexOf('#') < 0) {
+			for (Map.Entry<String, String> property : properties.entrySet()) {
+				String key = property.getKey();
+				if (isClassKey(key)) {
 					String name = key.substring(0, key.length() - CLASS_FILE.length());
-					classes.put(name, ClassEntry.parse(name, properties.getProperty(key)));
+					classes.put(name, ClassEntry.parse(name, property.getValue()));
 				}
 			}
-			for (String key : properties.stringPropertyNames()) {
-				if (key.equals(VERSION_KEY) || (key.endsWith(CLASS_FILE) && key.indexOf('#') < 0)) {
+			// each method has two keys; it is read at its signals key, which finds its
+			// names key: with as many names keys as signals keys, every names key is
+			// then some method's, and no key is looked up twice
+			int namesKeys = 0;
+			int signalsKeys = 0;
+			for (Map.Entry<String, String> property : properties.entrySet()) {
+				String key = property.getKey();
+				if (key.equals(VERSION_KEY) || isClassKey(key)) {
 					continue;
 				}
-				if (!key.endsWith(SIGNALS) && !key.endsWith(NAMES)) {
+				if (key.endsWith(NAMES)) {
+					namesKeys++;
+					continue;
+				}
+				if (!key.endsWith(SIGNALS)) {
 					throw new IllegalArgumentException("unexpected key " + key);
 				}
-				String method = key.substring(0, key.length() - (key.endsWith(SIGNALS) ? SIGNALS : NAMES).length());
-				if (!METHOD.matcher(method).matches()) {
+				signalsKeys++;
+				String method = key.substring(0, key.length() - SIGNALS.length());
+				int hash = methodKeyHash(method);
+				if (hash < 0) {
 					throw new IllegalArgumentException("malformed method key " + key);
 				}
-				int hash = method.indexOf('#');
 				ClassEntry entry = classes.get(method.substring(0, hash));
-				if (entry == null || !properties.containsKey(method + SIGNALS)
-						|| !properties.containsKey(method + NAMES)) {
+				String namesValue = properties.get(method + NAMES);
+				if (entry == null || namesValue == null) {
 					throw new IllegalArgumentException("incomplete entry " + key);
 				}
+				Set<Class<? extends HookSignal>> constructed = signals(property.getValue());
+				Set<String> names = split(namesValue);
 				entry.methods()
-					.put(method.substring(hash + 1),
-							new RecordedChecks.Checked(signals(properties.getProperty(method + SIGNALS)),
-									split(properties.getProperty(method + NAMES))));
+					.put(method.substring(hash + 1), (constructed.isEmpty() && names.isEmpty()) ? NOTHING
+							: new RecordedChecks.Checked(constructed, names));
+			}
+			if (namesKeys != signalsKeys) {
+				throw new IllegalArgumentException("incomplete entries: " + namesKeys + " " + NAMES + " keys for "
+						+ signalsKeys + " " + SIGNALS + " keys");
 			}
 			return classes;
 		}
 
+		private static boolean isClassKey(String key) {
+			return key.endsWith(CLASS_FILE) && key.indexOf('#') < 0;
+		}
+
+		/**
+		 * Return where the {@code #} of a method key
+		 * ({@code <binary name>#<name>(<parameters>)<return>}) is, or -1 when the key has
+		 * not that form: a class name and a method name without {@code #} or {@code (},
+		 * then {@code (}, anything but {@code #}, a {@code )} and at least one more
+		 * character.
+		 */
+		static int methodKeyHash(String method) {
+			int hash = method.indexOf('#');
+			int open = method.indexOf('(');
+			if (hash <= 0 || open <= hash + 1 || method.indexOf('#', hash + 1) >= 0) {
+				return -1;
+			}
+			int close = method.indexOf(')', open + 1);
+			return (close > open && close < method.length() - 1) ? hash : -1;
+		}
+
 		private static Set<Class<? extends HookSignal>> signals(String value) {
+			if (value.isEmpty()) {
+				return Set.of();
+			}
 			Set<Class<? extends HookSignal>> signals = new LinkedHashSet<>();
 			for (String name : split(value)) {
 				Class<? extends HookSignal> type = SIGNAL_TYPES.get(name);
@@ -226,6 +289,9 @@ final class SourceChecks {
 		}
 
 		private static Set<String> split(String value) {
+			if (value.isEmpty()) {
+				return Set.of();
+			}
 			Set<String> parts = new LinkedHashSet<>();
 			for (String part : StringUtils.commaDelimitedListToStringArray(value)) {
 				if (StringUtils.hasText(part)) {
@@ -242,13 +308,48 @@ final class SourceChecks {
 	 */
 	private record ClassEntry(long size, long crc, long modified, Map<String, RecordedChecks.Checked> methods) {
 
+		/**
+		 * Read {@code <size>,<crc32 hex>,<mtime ms>}: up to 10 decimal digits, 1 to 8
+		 * lower-case hex digits, an optionally negative number of up to 19 digits.
+		 */
 		static ClassEntry parse(String name, String value) {
-			Matcher matcher = FINGERPRINT.matcher(value);
-			if (!matcher.matches()) {
-				throw new IllegalArgumentException("malformed class file entry for " + name);
+			int first = value.indexOf(',');
+			int second = (first < 0) ? -1 : value.indexOf(',', first + 1);
+			if (second < 0 || value.indexOf(',', second + 1) >= 0) {
+				throw malformed(name);
 			}
-			return new ClassEntry(Long.parseLong(matcher.group(1)), Long.parseLong(matcher.group(2), 16),
-					Long.parseLong(matcher.group(3)), new HashMap<>());
+			String size = value.substring(0, first);
+			String crc = value.substring(first + 1, second);
+			String modified = value.substring(second + 1);
+			String modifiedDigits = modified.startsWith("-") ? modified.substring(1) : modified;
+			if (!digits(size, 10, false) || !digits(crc, 8, true) || !digits(modifiedDigits, 19, false)) {
+				throw malformed(name);
+			}
+			try {
+				return new ClassEntry(Long.parseLong(size), Long.parseLong(crc, 16), Long.parseLong(modified),
+						new HashMap<>());
+			}
+			catch (NumberFormatException ex) {
+				// 19 digits that overflow a long
+				throw malformed(name);
+			}
+		}
+
+		private static boolean digits(String text, int maxLength, boolean hex) {
+			if (text.isEmpty() || text.length() > maxLength) {
+				return false;
+			}
+			for (int i = 0; i < text.length(); i++) {
+				char c = text.charAt(i);
+				if (!((c >= '0' && c <= '9') || (hex && c >= 'a' && c <= 'f'))) {
+					return false;
+				}
+			}
+			return true;
+		}
+
+		private static IllegalArgumentException malformed(String name) {
+			return new IllegalArgumentException("malformed class file entry for " + name);
 		}
 
 	}

@@ -120,7 +120,20 @@ class SourceChecksTests {
 				claimsRetry.replaceAll("(?m)^demo\\.Hooks\\.class-file=.*$", ""),
 				claimsRetry.replaceAll("(?m)^(demo\\.Hooks\\.class-file=)\\d+", "$1x"),
 				claimsRetry + "demo.Hooks\\#other()V.signals=io.mantlehooks.Nonsense\n"
-						+ "demo.Hooks\\#other()V.rejection-names=\n");
+						+ "demo.Hooks\\#other()V.rejection-names=\n",
+				// malformed method keys, each with both of its keys
+				claimsRetry + "demo.Hooks\\#()V.signals=\ndemo.Hooks\\#()V.rejection-names=\n",
+				claimsRetry + "demo.Hooks\\#other.signals=\ndemo.Hooks\\#other.rejection-names=\n",
+				claimsRetry + "demo.Hooks\\#other().signals=\ndemo.Hooks\\#other().rejection-names=\n",
+				claimsRetry + "demo.Hooks\\#a\\#b()V.signals=\ndemo.Hooks\\#a\\#b()V.rejection-names=\n",
+				// a method without one of its two keys
+				claimsRetry + "demo.Hooks\\#other()V.signals=\n",
+				claimsRetry + "demo.Hooks\\#other()V.rejection-names=\n",
+				// fingerprints: too long, upper-case hex, a part missing, one too many
+				claimsRetry.replaceAll("(?m)^(demo\\.Hooks\\.class-file=)\\d+", "$112345678901"),
+				claimsRetry.replaceAll("(?m)^(demo\\.Hooks\\.class-file=\\d+,)[0-9a-f]+", "$1ABC"),
+				claimsRetry.replaceAll("(?m)^(demo\\.Hooks\\.class-file=\\d+,[0-9a-f]+),.*$", "$1"),
+				claimsRetry.replaceAll("(?m)^(demo\\.Hooks\\.class-file=.*)$", "$1,1"));
 		for (String text : garbled) {
 			Files.writeString(compiler.index(), text);
 			try (URLClassLoader loader = compiler.loader()) {
