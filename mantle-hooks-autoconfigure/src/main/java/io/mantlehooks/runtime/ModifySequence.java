@@ -74,6 +74,10 @@ final class ModifySequence<P extends HookPayload> {
 	 */
 	private void run(@Nullable Executor launcher) {
 		while (true) {
+			if (this.done.isDone()) {
+				// the turn stopped waiting (cancelled): no further hook is started
+				return;
+			}
 			P payload;
 			try {
 				payload = this.sequence.next();

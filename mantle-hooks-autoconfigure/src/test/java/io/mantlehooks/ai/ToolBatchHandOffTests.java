@@ -124,6 +124,51 @@ class ToolBatchHandOffTests {
 		});
 	}
 
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "call", "stream" })
+	void aTurnCancelledDuringPreflightStartsNoFurtherToolCallHook(String driver) throws InterruptedException {
+		this.openAi.reply(batch(3), Reply.text("All found."));
+		this.contextRunner.run((context) -> {
+			BatchHooks hooks = context.getBean(BatchHooks.class);
+			CountDownLatch release = new CountDownLatch(1);
+			hooks.call = (call) -> {
+				if ("A1".equals(call.arguments().get("id"))) {
+					awaitUninterruptibly(release);
+				}
+				return call;
+			};
+			LookupTools tools = new LookupTools();
+			ChatClient.ChatClientRequestSpec request = chatClient(context).prompt().user("Look them up").tools(tools);
+			Runnable cancel;
+			if (driver.equals("call")) {
+				Thread caller = new Thread(() -> {
+					try {
+						request.call().content();
+					}
+					catch (RuntimeException ex) {
+						// what the cancelled turn answers is tested elsewhere
+					}
+				});
+				caller.start();
+				cancel = caller::interrupt;
+			}
+			else {
+				cancel = request.stream().content().subscribe((chunk) -> {
+				}, (ex) -> {
+				})::dispose;
+			}
+			await().atMost(Duration.ofSeconds(60)).until(() -> hooks.preflight.contains("A1"));
+			cancel.run();
+			release.countDown();
+			// the batch's thread ends when its sequence stops; no hook starts after
+			Thread batchThread = hooks.threads.get(0);
+			batchThread.join(Duration.ofSeconds(60).toMillis());
+			assertThat(batchThread.isAlive()).isFalse();
+			assertThat(hooks.preflight).containsExactly("A1");
+			assertThat(tools.ran).isEmpty();
+		});
+	}
+
 	@Test
 	void theCircuitBreakerCountsEachInvocationOfABatch() {
 		this.openAi.reply(batch(6), batch(6), batch(6));
@@ -365,6 +410,22 @@ class ToolBatchHandOffTests {
 				// max-concurrent (64)
 				assertThat(hooks.mostAtOnce.get()).isGreaterThanOrEqualTo(WAVE);
 			});
+	}
+
+	private static void awaitUninterruptibly(CountDownLatch latch) {
+		boolean interrupted = false;
+		while (true) {
+			try {
+				latch.await();
+				break;
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private static Reply batch(int size) {

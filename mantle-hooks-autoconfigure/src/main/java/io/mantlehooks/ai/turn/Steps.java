@@ -18,8 +18,10 @@ import reactor.core.publisher.MonoSink;
  * the thread that completes the awaited future (hooks complete theirs on the hook
  * executor), and blocking work goes to the given executor ({@code .stream()}).
  * <p>
- * Cancelling the {@code Mono} stops the step where it is: a hook that is running finishes
- * (it is not interrupted) and its result is dropped.
+ * Cancelling the {@code Mono} (or interrupting the thread that joins) stops the step
+ * where it is: a hook that is running finishes (it is not interrupted) and its result is
+ * dropped. The future the step waited for is cancelled, so work behind it that has not
+ * started yet (the next calls of a tool batch's preflight) is not started.
  */
 public final class Steps {
 
@@ -68,6 +70,7 @@ public final class Steps {
 	private static @Nullable Object await(CompletableFuture<?> pending) {
 		if (Thread.currentThread().isInterrupted()) {
 			// an interrupted turn stops at its next wait, even for a result already there
+			pending.cancel(false);
 			throw new TurnCancelledException();
 		}
 		try {
@@ -75,6 +78,7 @@ public final class Steps {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+			pending.cancel(false);
 			throw new TurnCancelledException();
 		}
 		catch (ExecutionException ex) {
@@ -126,6 +130,9 @@ public final class Steps {
 
 		private volatile boolean cancelled;
 
+		/** The future the step waits for now, cancelled with the turn. */
+		private volatile @Nullable CompletableFuture<?> awaiting;
+
 		Driver(MonoSink<T> sink, Executor blockingExecutor) {
 			this.sink = sink;
 			this.blockingExecutor = blockingExecutor;
@@ -133,6 +140,10 @@ public final class Steps {
 
 		void cancel() {
 			this.cancelled = true;
+			CompletableFuture<?> pending = this.awaiting;
+			if (pending != null) {
+				pending.cancel(false);
+			}
 		}
 
 		void resume(Step start) {
@@ -157,6 +168,11 @@ public final class Steps {
 					}
 					else if (current instanceof Step.Await await) {
 						if (!await.pending.isDone()) {
+							this.awaiting = await.pending;
+							if (this.cancelled) {
+								// cancelled while the wait was set up
+								await.pending.cancel(false);
+							}
 							await.pending.whenComplete((value, ex) -> resumeWith(await.then, value, (Throwable) ex));
 							return;
 						}
