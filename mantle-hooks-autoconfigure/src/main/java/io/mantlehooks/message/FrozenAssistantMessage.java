@@ -4,8 +4,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 
-import org.jspecify.annotations.Nullable;
-
 import org.springframework.ai.chat.messages.AssistantMessage;
 
 /**
@@ -17,9 +15,6 @@ import org.springframework.ai.chat.messages.AssistantMessage;
 final class FrozenAssistantMessage extends AssistantMessage implements FrozenMessage {
 
 	private final AssistantMessage source;
-
-	/** Made on first use: most frozen messages are never asked for their metadata. */
-	private @Nullable Map<String, Object> readOnlyMetadata;
 
 	FrozenAssistantMessage(AssistantMessage source) {
 		super(source.getText(), source.getMetadata(), ReadOnly.copy(source.getToolCalls()),
@@ -34,14 +29,8 @@ final class FrozenAssistantMessage extends AssistantMessage implements FrozenMes
 
 	@Override
 	public Map<String, Object> getMetadata() {
-		Map<String, Object> view = this.readOnlyMetadata;
-		if (view == null) {
-			// a race makes two equal views; the view's fields are final, so either is
-			// safely published
-			view = ReadOnly.map(this.metadata);
-			this.readOnlyMetadata = view;
-		}
-		return view;
+		// a view per call, made only when asked: most frozen messages never are
+		return ReadOnly.map(this.metadata);
 	}
 
 	/**

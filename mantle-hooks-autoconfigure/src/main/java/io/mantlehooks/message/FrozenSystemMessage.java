@@ -2,8 +2,6 @@ package io.mantlehooks.message;
 
 import java.util.Map;
 
-import org.jspecify.annotations.Nullable;
-
 import org.springframework.ai.chat.messages.SystemMessage;
 
 /**
@@ -16,9 +14,6 @@ import org.springframework.ai.chat.messages.SystemMessage;
 final class FrozenSystemMessage extends SystemMessage implements FrozenMessage {
 
 	private final SystemMessage source;
-
-	/** Made on first use: most frozen messages are never asked for their metadata. */
-	private @Nullable Map<String, Object> readOnlyMetadata;
 
 	FrozenSystemMessage(SystemMessage source) {
 		super(source.getText());
@@ -33,14 +28,8 @@ final class FrozenSystemMessage extends SystemMessage implements FrozenMessage {
 
 	@Override
 	public Map<String, Object> getMetadata() {
-		Map<String, Object> view = this.readOnlyMetadata;
-		if (view == null) {
-			// a race makes two equal views; the view's fields are final, so either is
-			// safely published
-			view = ReadOnly.map(this.metadata);
-			this.readOnlyMetadata = view;
-		}
-		return view;
+		// a view per call, made only when asked: most frozen messages never are
+		return ReadOnly.map(this.metadata);
 	}
 
 }

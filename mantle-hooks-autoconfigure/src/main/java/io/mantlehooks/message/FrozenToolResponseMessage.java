@@ -2,8 +2,6 @@ package io.mantlehooks.message;
 
 import java.util.Map;
 
-import org.jspecify.annotations.Nullable;
-
 import org.springframework.ai.chat.messages.ToolResponseMessage;
 
 /**
@@ -15,9 +13,6 @@ import org.springframework.ai.chat.messages.ToolResponseMessage;
 final class FrozenToolResponseMessage extends ToolResponseMessage implements FrozenMessage {
 
 	private final ToolResponseMessage source;
-
-	/** Made on first use: most frozen messages are never asked for their metadata. */
-	private @Nullable Map<String, Object> readOnlyMetadata;
 
 	FrozenToolResponseMessage(ToolResponseMessage source) {
 		// Spring AI does not check the responses: a missing list stays missing
@@ -32,14 +27,8 @@ final class FrozenToolResponseMessage extends ToolResponseMessage implements Fro
 
 	@Override
 	public Map<String, Object> getMetadata() {
-		Map<String, Object> view = this.readOnlyMetadata;
-		if (view == null) {
-			// a race makes two equal views; the view's fields are final, so either is
-			// safely published
-			view = ReadOnly.map(this.metadata);
-			this.readOnlyMetadata = view;
-		}
-		return view;
+		// a view per call, made only when asked: most frozen messages never are
+		return ReadOnly.map(this.metadata);
 	}
 
 }

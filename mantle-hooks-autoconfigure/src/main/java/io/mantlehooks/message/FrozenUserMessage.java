@@ -3,8 +3,6 @@ package io.mantlehooks.message;
 import java.util.List;
 import java.util.Map;
 
-import org.jspecify.annotations.Nullable;
-
 import org.springframework.ai.chat.messages.UserMessage;
 import org.springframework.ai.content.Media;
 
@@ -18,11 +16,6 @@ import org.springframework.ai.content.Media;
 final class FrozenUserMessage extends UserMessage implements FrozenMessage {
 
 	private final UserMessage source;
-
-	/** Made on first use: most frozen messages are never asked for their metadata. */
-	private @Nullable Map<String, Object> readOnlyMetadata;
-
-	private @Nullable List<Media> readOnlyMedia;
 
 	FrozenUserMessage(UserMessage source) {
 		super(source.getText());
@@ -38,24 +31,13 @@ final class FrozenUserMessage extends UserMessage implements FrozenMessage {
 
 	@Override
 	public Map<String, Object> getMetadata() {
-		Map<String, Object> view = this.readOnlyMetadata;
-		if (view == null) {
-			// a race makes two equal views; the view's fields are final, so either is
-			// safely published
-			view = ReadOnly.map(this.metadata);
-			this.readOnlyMetadata = view;
-		}
-		return view;
+		// a view per call, made only when asked: most frozen messages never are
+		return ReadOnly.map(this.metadata);
 	}
 
 	@Override
 	public List<Media> getMedia() {
-		List<Media> view = this.readOnlyMedia;
-		if (view == null) {
-			view = ReadOnly.list(this.media);
-			this.readOnlyMedia = view;
-		}
-		return view;
+		return ReadOnly.list(this.media);
 	}
 
 }
