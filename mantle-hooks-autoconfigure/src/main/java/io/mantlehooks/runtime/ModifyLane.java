@@ -80,8 +80,9 @@ final class ModifyLane {
 		Observation observation = this.observations.start(hook, scope, payload);
 		long started = System.nanoTime();
 		CompletableFuture<ModifyResult<P>> result = new CompletableFuture<>();
-		P input = PayloadCopies.forModifier(payload);
-		HookInvocation invocation = HookInvocation.start(hook, input, scope, launcher, this.deadlines, hook::finished);
+		// payloads are deeply immutable, so the hook gets the payload itself
+		HookInvocation invocation = HookInvocation.start(hook, payload, scope, launcher, this.deadlines,
+				hook::finished);
 		invocation.outcome().whenComplete((returned, ex) -> {
 			// the hook's TimeLimiter publishes what happened (its events and metrics)
 			if (ex == null) {

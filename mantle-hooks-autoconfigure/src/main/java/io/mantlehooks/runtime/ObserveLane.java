@@ -79,32 +79,18 @@ final class ObserveLane {
 	void dispatch(List<HookMethod> admitted, HookPayload payload, HookScope scope) {
 		List<HookInvocation> invocations = new ArrayList<>(admitted.size());
 		for (HookMethod observer : admitted) {
-			HookInvocation invocation = prepare(observer, payload, scope);
-			if (invocation != null) {
-				invocations.add(invocation);
-			}
+			invocations.add(prepare(observer, payload, scope));
 		}
 		this.queue.addAll(invocations);
 	}
 
 	/**
-	 * The invocation of an admitted observer, with its outcome reported when it ends;
-	 * {@code null} when not even its copy of the payload could be made (reported, and the
-	 * admission given back).
+	 * The invocation of an admitted observer, with its outcome reported when it ends.
 	 */
-	private @Nullable HookInvocation prepare(HookMethod observer, HookPayload payload, HookScope scope) {
-		HookPayload copy;
-		try {
-			copy = PayloadCopies.forObserver(payload);
-		}
-		catch (RuntimeException ex) {
-			observer.finished();
-			warn(observer, "could not be given its copy of the payload", ex);
-			HookObservations.finish(observer, null, HookOutcome.CRASH, ex);
-			return null;
-		}
+	private HookInvocation prepare(HookMethod observer, HookPayload payload, HookScope scope) {
+		HookPayload seen = PayloadCopies.forObserver(payload);
 		Observation observation = this.observations.start(observer, scope);
-		HookInvocation invocation = HookInvocation.prepare(observer, copy, scope, this.deadlines, observer::finished);
+		HookInvocation invocation = HookInvocation.prepare(observer, seen, scope, this.deadlines, observer::finished);
 		invocation.outcome().whenComplete((returned, ex) -> {
 			if (ex == null) {
 				// nothing to log: no context to restore

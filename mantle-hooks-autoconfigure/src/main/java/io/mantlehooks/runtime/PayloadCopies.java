@@ -18,14 +18,6 @@ final class PayloadCopies {
 	}
 
 	/**
-	 * Return the payload a modify hook receives: the payload itself, which no hook can
-	 * change.
-	 */
-	static <P extends HookPayload> P forModifier(P payload) {
-		return payload;
-	}
-
-	/**
 	 * Return the payload one observer receives: the payload itself, without tool-call
 	 * metadata, which is meant for the MCP server only.
 	 */
@@ -33,7 +25,7 @@ final class PayloadCopies {
 		if (payload instanceof ToolCallPayload call && !call.metadata().isEmpty()) {
 			return call.withMetadata(Map.of());
 		}
-		return forModifier(payload);
+		return payload;
 	}
 
 }
