@@ -77,6 +77,8 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			}
 			round = resumed.next();
 		}
+		// no direct calls here (NextAdvisor): reaching the next advisor directly takes a
+		// copy of the chain, which costs a .call() more than the hops it saves
 		CallAdvisorChain next = chain;
 		while (true) {
 			ChatClientResponse response = next.nextCall(round.request(request));
@@ -93,18 +95,46 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
+		return stream(request, chain, true);
+	}
+
+	/**
+	 * Run the loop as the turn advisor's direct call ({@link NextAdvisor}).
+	 * @param request the request
+	 * @param chain a chain that holds this advisor; it is copied, never advanced
+	 * @return the turn's stream
+	 */
+	Flux<ChatClientResponse> adviseStreamDirectly(ChatClientRequest request, StreamAdvisorChain chain) {
+		return stream(request, chain, false);
+	}
+
+	private Flux<ChatClientResponse> stream(ChatClientRequest request, StreamAdvisorChain chain, boolean unspent) {
 		return Flux.defer(() -> {
 			Turn turn = TurnContexts.turnOf(request);
 			State state = new State(turn, request, this.loop.streaming(turn));
 			state.segments(this.loop.segments(state, this.executor));
 			Resume resume = Resume.of(request);
 			if (resume == null) {
-				return round(state, Round.first(request), chain, chain);
+				return round(state, Round.first(request), chain, unspent);
 			}
 			return Steps.mono(this.loop.resume(state, resume), this.executor)
-				.flatMapMany((decision) -> (decision.next() != null) ? round(state, decision.next(), chain, chain)
+				.flatMapMany((decision) -> (decision.next() != null) ? round(state, decision.next(), chain, unspent)
 						: Flux.just(decision.response()));
 		});
+	}
+
+	/**
+	 * One streamed model call: straight into the model-call advisor when it comes next,
+	 * else through the chain, which is spent once called (later rounds take a fresh
+	 * copy).
+	 */
+	private Flux<ChatClientResponse> modelStream(StreamAdvisorChain chain, boolean unspent, ChatClientRequest request) {
+		MantleModelCallAdvisor modelCall = NextAdvisor.after(chain.getStreamAdvisors(), this,
+				MantleModelCallAdvisor.class);
+		if (modelCall != null) {
+			return modelCall.adviseStream(request, chain.copy(modelCall));
+		}
+		return (unspent ? chain : chain.copy(this)).nextStream(request);
 	}
 
 	/**
@@ -112,13 +142,12 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 	 * sentence when an outgoing-text hook cuts them, else only aggregated), then the
 	 * round's decision: another round, or the final reply.
 	 */
-	private Flux<ChatClientResponse> round(State state, Round round, StreamAdvisorChain chain,
-			StreamAdvisorChain next) {
+	private Flux<ChatClientResponse> round(State state, Round round, StreamAdvisorChain chain, boolean unspent) {
 		AtomicReference<ChatClientResponse> aggregated = new AtomicReference<>();
 		Flux<ChatClientResponse> chunks = AGGREGATOR
 			// subscribed with the turn current, so the tasks the round schedules carry it
 			.aggregateChatClientResponse(CurrentTurnPropagation.subscribeWithin(state.turn(),
-					next.nextStream(round.request(state.request()))), aggregated::set)
+					modelStream(chain, unspent, round.request(state.request()))), aggregated::set)
 			.filter(TurnStreams::hasText)
 			.map(TurnStreams::withReportedOutcome);
 		SegmentedReply segments = state.segments();
@@ -172,10 +201,10 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			SegmentedReply segments = state.segments();
 			if (segments == null || held == null || held.isEmpty() || following.feedback() != null) {
 				// a retried batch is discarded with the text that came with it
-				return round(state, following, chain, chain.copy(this));
+				return round(state, following, chain, false);
 			}
 			return segmented(state, segments, Flux.fromIterable(held), () -> false)
-				.concatWith(unlessRetracted(state, segments, () -> round(state, following, chain, chain.copy(this))));
+				.concatWith(unlessRetracted(state, segments, () -> round(state, following, chain, false)));
 		});
 	}
 

@@ -2,6 +2,7 @@ package io.mantlehooks.ai.chat;
 
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
+import java.util.List;
 import java.util.concurrent.Executor;
 
 import io.mantlehooks.TurnStatus;
@@ -205,7 +206,7 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 			return Flux.empty();
 		}
 		Flux<ChatClientResponse> chunks = CurrentTurnPropagation
-			.subscribeWithin(run.turn(), TurnBoundAdvisor.bind(chain, this, run.retracts()).nextStream(request))
+			.subscribeWithin(run.turn(), next(TurnBoundAdvisor.bind(chain, this, run.retracts()), request))
 			.map(run::leave);
 		if (!run.records()) {
 			return chunks;
@@ -213,6 +214,19 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 		return write(run::recordUser).thenMany(chunks)
 			.concatWith(write(() -> run.recordReply(false)).then(Mono.empty()))
 			.doOnCancel(() -> this.executor.execute(() -> run.recordReply(true)));
+	}
+
+	/**
+	 * The rest of the stream's chain, as
+	 * {@link #next(CallAdvisorChain, ChatClientRequest)} does; the chain is the one
+	 * {@link TurnBoundAdvisor#bind} returned, which starts after this advisor when it
+	 * bound any.
+	 */
+	private Flux<ChatClientResponse> next(StreamAdvisorChain chain, ChatClientRequest request) {
+		List<StreamAdvisor> advisors = chain.getStreamAdvisors();
+		MantleToolLoopAdvisor loop = (!advisors.isEmpty() && advisors.get(0) instanceof MantleToolLoopAdvisor first
+				&& !advisors.contains(this)) ? first : NextAdvisor.after(advisors, this, MantleToolLoopAdvisor.class);
+		return (loop != null) ? loop.adviseStreamDirectly(request, chain) : chain.nextStream(request);
 	}
 
 	private Mono<Void> write(Runnable write) {

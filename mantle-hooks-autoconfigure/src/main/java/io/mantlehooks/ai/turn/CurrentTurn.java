@@ -63,14 +63,9 @@ public final class CurrentTurn {
 	private static Scope replace(Object current) {
 		Object previous = HOLDER.get();
 		HOLDER.set(current);
-		return () -> {
-			if (previous != null) {
-				HOLDER.set(previous);
-			}
-			else {
-				HOLDER.remove();
-			}
-		};
+		// set, never remove: a removed thread-local allocates its entry again on the next
+		// get, and stream threads ask for the turn on every chunk
+		return () -> HOLDER.set(previous);
 	}
 
 	/**
@@ -78,7 +73,7 @@ public final class CurrentTurn {
 	 * @param registry the registry
 	 */
 	static void registerWith(ContextRegistry registry) {
-		registry.registerThreadLocalAccessor(KEY, CurrentTurn::get, HOLDER::set, HOLDER::remove);
+		registry.registerThreadLocalAccessor(KEY, CurrentTurn::get, HOLDER::set, () -> HOLDER.set(null));
 	}
 
 	private record InsideHook(Turn turn, String hookName) {

@@ -1,0 +1,49 @@
+package io.mantlehooks.ai.chat;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Finds the advisor right after one of ours in a chain, so that when it is also ours a
+ * stream runs the two as one plain method call instead of a hop through Spring AI's
+ * advisor chain.
+ * <p>
+ * Why: every hop of a stream through {@code DefaultAroundAdvisorChain} builds an advisor
+ * observation context and aggregates every chunk of the stream again (about 6 KB for ten
+ * chunks), whether or not anything observes it. A hooked turn has the turn, tool-loop and
+ * model-call advisors; when nothing sits between them (no chat memory, RAG or logging
+ * advisor), the chain's hops between them did nothing but cost. An advisor of the
+ * application between two of ours keeps its place: then the hop is made as before.
+ * <p>
+ * Reaching past an advisor takes a copy of the chain ({@code chain.copy(next)}), since a
+ * chain only moves on by calling the advisor at its head; in a {@code .call()} turn that
+ * copy costs more than the hops it saves, so only streams call directly.
+ */
+final class NextAdvisor {
+
+	private NextAdvisor() {
+	}
+
+	/**
+	 * Return the advisor right after {@code self} in {@code advisors} when it is of the
+	 * given type.
+	 * @param <T> the type looked for
+	 * @param advisors a chain's advisors, outermost first
+	 * @param self the advisor asking
+	 * @param type the type the next advisor must have
+	 * @return the next advisor, or {@code null} when it is of another type, or
+	 * {@code self} is last or not in the list
+	 */
+	static <T> @Nullable T after(List<?> advisors, Object self, Class<T> type) {
+		int size = advisors.size();
+		for (int i = 0; i < size - 1; i++) {
+			if (advisors.get(i) == self) {
+				Object next = advisors.get(i + 1);
+				return type.isInstance(next) ? type.cast(next) : null;
+			}
+		}
+		return null;
+	}
+
+}

@@ -1,0 +1,218 @@
+package io.mantlehooks.ai;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.mantlehooks.Channel;
+import io.mantlehooks.MantleHooks;
+import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.api.AdvisorChain;
+import org.springframework.ai.chat.client.advisor.api.BaseAdvisor;
+import org.springframework.ai.chat.client.advisor.observation.AdvisorObservationContext;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.memory.MessageWindowChatMemory;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * In a streamed turn the hook advisors call each other directly where they are neighbours
+ * in the chain, instead of through Spring AI's chain, which aggregates every chunk again
+ * at each hop; an advisor of the application between them keeps its place and runs as
+ * often as before.
+ */
+class DirectAdvisorCallsTests {
+
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
+
+	private final AdvisorNames advisors = new AdvisorNames();
+
+	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
+		.withBean("observationRegistry", ObservationRegistry.class, this::observationRegistry)
+		.withBean("requestHooks", RequestHooks.class);
+
+	@AfterEach
+	void stopServer() {
+		this.openAi.close();
+	}
+
+	@Test
+	void aStreamedToolTurnHopsOnlyIntoTheTurnAdvisorAndTheModel() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"order\":\"A1\"}")),
+				Reply.text("Refunded A1."));
+		this.contextRunner.run((context) -> {
+			CountingRefundTools tools = new CountingRefundTools();
+			List<String> reply = client(context).prompt()
+				.user("Refund A1")
+				.tools(tools)
+				.stream()
+				.content()
+				.collectList()
+				.block(Duration.ofSeconds(60));
+			assertThat(String.join("", reply)).isEqualTo("Refunded A1.");
+			assertThat(tools.refunds).hasValue(1);
+			RequestHooks hooks = context.getBean(RequestHooks.class);
+			assertThat(hooks.requests).hasValue(2);
+			assertThat(this.openAi.requests()).hasSize(2);
+			assertThat(this.openAi.messages(1)).containsExactly("user: Refund A1",
+					"assistant: [refund({\"order\":\"A1\"})]", "tool: \"refunded A1\"");
+			// one hop into the turn advisor, then one into Spring AI's model advisor per
+			// model call: none into the tool loop or the model-call advisor
+			assertThat(this.advisors.names).containsExactlyInAnyOrder("mantleTurn", "stream", "stream");
+		});
+	}
+
+	@Test
+	void aCallStillHopsThroughEveryAdvisor() {
+		this.openAi.reply(Reply.text("Hello."));
+		this.contextRunner.run((context) -> {
+			String reply = client(context).prompt().user("Hi").call().content();
+			assertThat(reply).isEqualTo("Hello.");
+			assertThat(this.advisors.names).containsExactlyInAnyOrder("mantleTurn", "mantleToolLoop", "mantleModelCall",
+					"call");
+		});
+	}
+
+	@Test
+	void anAdvisorBetweenTheToolLoopAndTheModelCallRunsOnEveryModelCallBeforeTheHook() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"order\":\"A1\"}")),
+				Reply.text("Refunded A1."));
+		this.contextRunner.run((context) -> {
+			Briefing briefing = new Briefing();
+			List<String> reply = client(context).prompt()
+				.user("Refund A1")
+				.tools(new CountingRefundTools())
+				.advisors(briefing)
+				.stream()
+				.content()
+				.collectList()
+				.block(Duration.ofSeconds(60));
+			assertThat(String.join("", reply)).isEqualTo("Refunded A1.");
+			assertThat(briefing.calls).hasValue(2);
+			// the hook sees the request as the advisor left it, on both model calls
+			assertThat(context.getBean(RequestHooks.class).systemTexts).containsExactly("Be brief.", "Be brief.");
+			assertThat(this.openAi.messages(0)).containsExactly("system: Be brief.", "user: Refund A1");
+			assertThat(this.openAi.messages(1)).startsWith("system: Be brief.", "user: Refund A1");
+			assertThat(this.advisors.names).containsExactlyInAnyOrder("mantleTurn", "briefing", "mantleModelCall",
+					"stream", "briefing", "mantleModelCall", "stream");
+		});
+	}
+
+	@Test
+	void chatMemoryBetweenTheTurnAndTheToolLoopKeepsTheConversation() {
+		this.openAi.reply(Reply.text("Hello Ann."), Reply.text("Your name is Ann."));
+		this.contextRunner.run((context) -> {
+			ChatMemory memory = MessageWindowChatMemory.builder().build();
+			ChatClient client = client(context);
+			for (String question : List.of("I am Ann.", "What is my name?")) {
+				client.prompt()
+					.user(question)
+					.advisors(ChatTestSupport.memory(memory, "c1"))
+					.stream()
+					.content()
+					.collectList()
+					.block(Duration.ofSeconds(60));
+			}
+			assertThat(this.openAi.messages(1)).containsExactly("user: I am Ann.", "assistant: Hello Ann.",
+					"user: What is my name?");
+			assertThat(ChatTurnTests.texts(memory.get("c1"))).containsExactly("USER: I am Ann.",
+					"ASSISTANT: Hello Ann.", "USER: What is my name?", "ASSISTANT: Your name is Ann.");
+			assertThat(context.getBean(RequestHooks.class).requests).hasValue(2);
+		});
+	}
+
+	private static ChatClient client(AssertableApplicationContext context) {
+		return ChatTestSupport.chatClient(context)
+			.mutate()
+			.defaultAdvisors(MantleHooks.identity("user-1", Channel.of("web")))
+			.build();
+	}
+
+	private ObservationRegistry observationRegistry() {
+		ObservationRegistry registry = ObservationRegistry.create();
+		registry.observationConfig().observationHandler(this.advisors);
+		return registry;
+	}
+
+	/** The advisors Spring AI's chain hopped into, one entry per hop. */
+	static final class AdvisorNames implements ObservationHandler<AdvisorObservationContext> {
+
+		final List<String> names = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void onStart(AdvisorObservationContext context) {
+			this.names.add(context.getAdvisorName());
+		}
+
+		@Override
+		public boolean supportsContext(Observation.Context context) {
+			return context instanceof AdvisorObservationContext;
+		}
+
+	}
+
+	static class RequestHooks {
+
+		final AtomicInteger requests = new AtomicInteger();
+
+		final List<String> systemTexts = new CopyOnWriteArrayList<>();
+
+		@ModifyModelRequest
+		ModelRequestPayload count(ModelRequestPayload request) {
+			this.requests.incrementAndGet();
+			for (Message message : request.messages()) {
+				if (message.getMessageType().getValue().equals("system")) {
+					this.systemTexts.add(message.getText());
+				}
+			}
+			return request;
+		}
+
+	}
+
+	/** A RAG-like advisor of the application: between the tool loop and the model. */
+	static final class Briefing implements BaseAdvisor {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		@Override
+		public ChatClientRequest before(ChatClientRequest request, AdvisorChain chain) {
+			this.calls.incrementAndGet();
+			return request.mutate().prompt(request.prompt().augmentSystemMessage("Be brief.")).build();
+		}
+
+		@Override
+		public ChatClientResponse after(ChatClientResponse response, AdvisorChain chain) {
+			return response;
+		}
+
+		@Override
+		public String getName() {
+			return "briefing";
+		}
+
+		@Override
+		public int getOrder() {
+			return 0;
+		}
+
+	}
+
+}
