@@ -40,7 +40,7 @@ final class HookObservations {
 	 * @return the started observation, {@code null} when nothing is observed
 	 */
 	@Nullable Observation start(HookMethod hook, HookScope scope, @Nullable Object input) {
-		if (this.registry.isNoop()) {
+		if (!ChatModelOnlyRegistries.observesEngine(this.registry)) {
 			return null;
 		}
 		HookObservationContext context = new HookObservationContext(hook.name(), hook.point(),

@@ -8,6 +8,7 @@ import io.mantlehooks.observation.DefaultTurnObservationConvention;
 import io.mantlehooks.observation.TurnObservationContext;
 import io.mantlehooks.observation.TurnObservationConvention;
 import io.mantlehooks.observation.TurnObservationDocumentation;
+import io.mantlehooks.runtime.ChatModelOnlyRegistries;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -40,7 +41,7 @@ final class TurnObservations {
 	 * @return the started observation, {@code null} when nothing is observed
 	 */
 	@Nullable Observation start(Turn turn, @Nullable Observation parent) {
-		if (this.registry.isNoop()) {
+		if (!ChatModelOnlyRegistries.observesEngine(this.registry)) {
 			return null;
 		}
 		TurnObservationContext context = new TurnObservationContext(turn.id(), turn.channel().name());
