@@ -34,9 +34,9 @@ import org.springframework.util.Assert;
 public final class FrozenMessageCache {
 
 	/**
-	 * How many frozen messages an application keeps at most: the last 20-message window
-	 * (Spring AI's default) of a few hundred conversations at a time, about 300 bytes
-	 * each besides their sources.
+	 * How many frozen messages an application keeps at most: the 20-message windows
+	 * (Spring AI's default) of about two hundred conversations, each copy about 300 bytes
+	 * besides its source.
 	 */
 	public static final int DEFAULT_CAPACITY = 4096;
 
