@@ -116,7 +116,7 @@ final class ArchitectureTests {
 					List.of("DefaultHookObservationConvention", "DefaultTurnObservationConvention",
 							"HookObservationContext", "HookObservationConvention", "HookObservationDocumentation",
 							"TurnObservationContext", "TurnObservationConvention", "TurnObservationDocumentation")),
-			Map.entry("io.mantlehooks.message", List.of("FrozenMessages")),
+			Map.entry("io.mantlehooks.message", List.of("FrozenMessageCache", "FrozenMessages")),
 			Map.entry("io.mantlehooks.runtime", List.of("CallerContext", "ChatModelOnlyRegistries",
 					"CircuitBreakerSettings", "HookDefinitionException", "HookFailure", "HookGuards", "HookLane",
 					"HookMethod", "HookMethodProcessor", "HookOutcome", "HookProblem", "HookRegistry", "HookResponses",

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.mantlehooks.message.FrozenMessageCache;
 import io.mantlehooks.message.FrozenMessages;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -48,6 +49,8 @@ public class FreezeBenchmark {
 
 	private List<Message> frozen;
 
+	private FrozenMessageCache kept;
+
 	@Setup(Level.Trial)
 	public void setUp() {
 		this.history = new ArrayList<>();
@@ -56,6 +59,8 @@ public class FreezeBenchmark {
 					: AssistantMessage.builder().content("answer " + i).properties(Map.of("turn", i)).build());
 		}
 		this.frozen = FrozenMessages.freeze(this.history);
+		this.kept = new FrozenMessageCache();
+		FrozenMessages.freeze(this.history, null, this.kept);
 	}
 
 	@Benchmark
@@ -66,6 +71,11 @@ public class FreezeBenchmark {
 	@Benchmark
 	public List<Message> freezeAgain() {
 		return FrozenMessages.freeze(this.history, this.frozen);
+	}
+
+	@Benchmark
+	public List<Message> freezeKept() {
+		return FrozenMessages.freeze(this.history, null, this.kept);
 	}
 
 	@Benchmark

@@ -3,6 +3,7 @@ package io.mantlehooks.message;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 
 import org.springframework.ai.chat.messages.AssistantMessage;
 
@@ -25,6 +26,14 @@ final class FrozenAssistantMessage extends AssistantMessage implements FrozenMes
 	@Override
 	public AssistantMessage source() {
 		return this.source;
+	}
+
+	@Override
+	public boolean matchesSource() {
+		return Objects.equals(this.textContent, this.source.getText())
+				&& ReadOnly.sameEntries(this.metadata, this.source.getMetadata())
+				&& ReadOnly.sameElements(getToolCalls(), this.source.getToolCalls())
+				&& ReadOnly.sameElements(this.media, this.source.getMedia());
 	}
 
 	@Override

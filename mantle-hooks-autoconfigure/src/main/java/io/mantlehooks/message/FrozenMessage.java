@@ -15,4 +15,13 @@ sealed interface FrozenMessage extends Message
 	 */
 	Message source();
 
+	/**
+	 * Return whether this copy still holds what its source holds now: the same text and
+	 * the very same metadata values, media, tool calls and tool responses. A source's
+	 * metadata map and lists can change after it was frozen (chat memory keeps a message
+	 * across turns), so a copy kept across turns is reused only while this holds.
+	 * @return whether a fresh freeze of the source would hold what this copy holds
+	 */
+	boolean matchesSource();
+
 }

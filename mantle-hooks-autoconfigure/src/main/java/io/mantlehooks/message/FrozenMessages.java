@@ -49,6 +49,22 @@ public final class FrozenMessages {
 	 * @throws NullPointerException when an element is {@code null}
 	 */
 	public static List<Message> freeze(List<Message> messages, @Nullable List<Message> earlier) {
+		return freeze(messages, earlier, null);
+	}
+
+	/**
+	 * Return the messages, every one frozen, reusing the frozen messages of an earlier
+	 * model call of the same turn where the same message sits at the same position, and
+	 * otherwise those kept from earlier turns: a history that chat memory hands out as
+	 * the same instances every turn is frozen once, not once per turn.
+	 * @param messages the messages, none {@code null}
+	 * @param earlier the frozen messages of the turn's previous model call, if any
+	 * @param kept the frozen messages kept across turns, {@code null} for none
+	 * @return the frozen messages: the same list when it holds frozen messages only
+	 * @throws NullPointerException when an element is {@code null}
+	 */
+	public static List<Message> freeze(List<Message> messages, @Nullable List<Message> earlier,
+			@Nullable FrozenMessageCache kept) {
 		if (messages instanceof FrozenMessageList) {
 			return messages;
 		}
@@ -59,12 +75,14 @@ public final class FrozenMessages {
 			if (message instanceof FrozenMessage) {
 				continue;
 			}
+			// within a turn the position says it is the same message: no check needed,
+			// as before; across turns the kept copy is checked against its source
 			if (earlier != null && i < reusable && earlier.get(i) instanceof FrozenMessage same
 					&& same.source() == message) {
 				frozen[i] = same;
 			}
 			else {
-				frozen[i] = freeze(message);
+				frozen[i] = (kept != null) ? kept.freeze(message) : freezeOne(message);
 			}
 		}
 		return new FrozenMessageList(frozen);
@@ -93,7 +111,7 @@ public final class FrozenMessages {
 		return sources;
 	}
 
-	private static Message freeze(Message message) {
+	static Message freezeOne(Message message) {
 		if (message instanceof UserMessage user) {
 			return new FrozenUserMessage(user);
 		}

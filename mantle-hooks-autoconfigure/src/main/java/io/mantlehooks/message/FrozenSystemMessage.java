@@ -1,6 +1,7 @@
 package io.mantlehooks.message;
 
 import java.util.Map;
+import java.util.Objects;
 
 import org.springframework.ai.chat.messages.SystemMessage;
 
@@ -24,6 +25,12 @@ final class FrozenSystemMessage extends SystemMessage implements FrozenMessage {
 	@Override
 	public SystemMessage source() {
 		return this.source;
+	}
+
+	@Override
+	public boolean matchesSource() {
+		return Objects.equals(this.textContent, this.source.getText())
+				&& ReadOnly.sameEntries(this.metadata, this.source.getMetadata());
 	}
 
 	@Override

@@ -26,6 +26,12 @@ final class FrozenToolResponseMessage extends ToolResponseMessage implements Fro
 	}
 
 	@Override
+	public boolean matchesSource() {
+		return ReadOnly.sameEntries(this.metadata, this.source.getMetadata())
+				&& ReadOnly.sameElements(this.responses, this.source.getResponses());
+	}
+
+	@Override
 	public Map<String, Object> getMetadata() {
 		// a view per call, made only when asked: most frozen messages never are
 		return ReadOnly.map(this.metadata);

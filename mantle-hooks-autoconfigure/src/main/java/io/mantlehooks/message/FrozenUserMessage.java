@@ -2,6 +2,7 @@ package io.mantlehooks.message;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import org.springframework.ai.chat.messages.UserMessage;
 import org.springframework.ai.content.Media;
@@ -27,6 +28,13 @@ final class FrozenUserMessage extends UserMessage implements FrozenMessage {
 	@Override
 	public UserMessage source() {
 		return this.source;
+	}
+
+	@Override
+	public boolean matchesSource() {
+		return Objects.equals(this.textContent, this.source.getText())
+				&& ReadOnly.sameEntries(this.metadata, this.source.getMetadata())
+				&& ReadOnly.sameElements(this.media, this.source.getMedia());
 	}
 
 	@Override

@@ -62,6 +62,51 @@ final class ReadOnly {
 	}
 
 	/**
+	 * Return whether a map holds the very same values under the same keys as a frozen
+	 * copy of it: what a fresh copy would hold. Values are compared by identity, as a
+	 * copy shares them.
+	 * @param frozen the frozen copy
+	 * @param now the map as it is now
+	 * @return whether they hold the same entries
+	 */
+	static boolean sameEntries(Map<String, Object> frozen, Map<String, Object> now) {
+		if (frozen.size() != now.size()) {
+			return false;
+		}
+		for (Map.Entry<String, Object> entry : frozen.entrySet()) {
+			Object value = entry.getValue();
+			if (now.get(entry.getKey()) != value || (value == null && !now.containsKey(entry.getKey()))) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Return whether a list holds the very same elements, in the same order, as a frozen
+	 * copy of it.
+	 * @param <T> the element type
+	 * @param frozen the frozen copy, {@code null} where the source had no list
+	 * @param now the list as it is now
+	 * @return whether they hold the same elements
+	 */
+	static <T> boolean sameElements(@Nullable List<T> frozen, @Nullable List<T> now) {
+		if (frozen == null || now == null) {
+			return frozen == now;
+		}
+		int size = frozen.size();
+		if (now.size() != size) {
+			return false;
+		}
+		for (int i = 0; i < size; i++) {
+			if (frozen.get(i) != now.get(i)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
 	 * A list view; {@link AbstractList} routes every change (iterators, sublists,
 	 * {@code removeIf}, {@code sort}) through the three methods refused here.
 	 */

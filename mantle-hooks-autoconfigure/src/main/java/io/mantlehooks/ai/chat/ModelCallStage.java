@@ -13,6 +13,7 @@ import io.mantlehooks.RetryModel;
 import io.mantlehooks.ai.turn.HookSteps;
 import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.message.FrozenMessageCache;
 import io.mantlehooks.message.FrozenMessages;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
@@ -43,9 +44,16 @@ final class ModelCallStage {
 
 	private final HookResponses responses;
 
+	/**
+	 * The application's frozen messages, kept across turns: a conversation's history from
+	 * chat memory is frozen once, not once per turn.
+	 */
+	private final FrozenMessageCache frozenHistory;
+
 	ModelCallStage(HookRunner hooks, HookResponses responses) {
 		this.hooks = hooks;
 		this.responses = responses;
+		this.frozenHistory = new FrozenMessageCache();
 	}
 
 	/**
@@ -76,7 +84,8 @@ final class ModelCallStage {
 			return Step.done(Prepared.send((feedback != null) ? withPrompt(request, messages, null) : request));
 		}
 		ChatOptions options = request.prompt().getOptions();
-		ModelRequestPayload payload = turn.modelRequest(messages, toolNames(options), Rounds.iteration(request));
+		ModelRequestPayload payload = turn.modelRequest(messages, toolNames(options), Rounds.iteration(request),
+				this.frozenHistory);
 		List<Message> sent = messages;
 		return HookSteps.run(this.hooks, HookPoint.MODEL_REQUEST, payload, turn).map((result) -> {
 			if (result instanceof ModifyResult.Failed<ModelRequestPayload> failed) {

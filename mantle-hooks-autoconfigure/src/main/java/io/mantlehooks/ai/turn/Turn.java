@@ -23,6 +23,7 @@ import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.TurnStatus;
+import io.mantlehooks.message.FrozenMessageCache;
 import io.mantlehooks.message.FrozenMessages;
 import io.mantlehooks.runtime.CallerContext;
 import io.mantlehooks.runtime.HookScope;
@@ -313,14 +314,19 @@ public final class Turn {
 	/**
 	 * Return the payload of one model call. Its messages are frozen once per turn: a
 	 * message the turn's previous model call had at the same position is not frozen again
-	 * (the tool loop sends the history again with each call).
+	 * (the tool loop sends the history again with each call), nor is a message kept
+	 * frozen from an earlier turn while it matches its source (chat memory hands a
+	 * conversation's history out as the same instances every turn).
 	 * @param messages the prompt's messages
 	 * @param toolNames the offered tools
 	 * @param iteration the model call's number in the turn
+	 * @param kept the application's frozen messages kept across turns, {@code null} for
+	 * none
 	 * @return the payload
 	 */
-	public ModelRequestPayload modelRequest(List<Message> messages, List<String> toolNames, int iteration) {
-		List<Message> frozen = FrozenMessages.freeze(messages, this.frozenPrompt);
+	public ModelRequestPayload modelRequest(List<Message> messages, List<String> toolNames, int iteration,
+			@Nullable FrozenMessageCache kept) {
+		List<Message> frozen = FrozenMessages.freeze(messages, this.frozenPrompt, kept);
 		// model calls of one turn follow each other; were two to race, one would only
 		// freeze some messages again
 		this.frozenPrompt = frozen;
