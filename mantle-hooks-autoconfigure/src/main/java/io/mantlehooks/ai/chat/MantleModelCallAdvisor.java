@@ -10,7 +10,6 @@ import io.mantlehooks.ai.turn.Turn;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import org.springframework.ai.chat.client.ChatClientMessageAggregator;
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
@@ -33,8 +32,6 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 	 * {@link Ordered#LOWEST_PRECEDENCE}.
 	 */
 	public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 1;
-
-	private static final ChatClientMessageAggregator AGGREGATOR = new ChatClientMessageAggregator();
 
 	private final ModelCallStage stage;
 
@@ -103,7 +100,7 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 	 */
 	static Mono<ChatClientResponse> aggregate(Flux<ChatClientResponse> chunks) {
 		AtomicReference<ChatClientResponse> aggregated = new AtomicReference<>();
-		return AGGREGATOR.aggregateChatClientResponse(chunks, aggregated::set).then(Mono.fromSupplier(aggregated::get));
+		return RoundAggregator.aggregate(chunks, aggregated::set).then(Mono.fromSupplier(aggregated::get));
 	}
 
 	private static long millisSince(long started) {

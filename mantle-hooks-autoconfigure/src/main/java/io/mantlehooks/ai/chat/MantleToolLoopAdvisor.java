@@ -17,7 +17,6 @@ import io.mantlehooks.ai.turn.Turn;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
-import org.springframework.ai.chat.client.ChatClientMessageAggregator;
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
@@ -41,8 +40,6 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 
 	/** The default order of Spring AI's tool advisor: inside memory, outside RAG. */
 	public static final int ORDER = ToolCallingAdvisor.DEFAULT_ORDER;
-
-	private static final ChatClientMessageAggregator AGGREGATOR = new ChatClientMessageAggregator();
 
 	private final TurnLoop loop;
 
@@ -144,9 +141,9 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 	 */
 	private Flux<ChatClientResponse> round(State state, Round round, StreamAdvisorChain chain, boolean unspent) {
 		AtomicReference<ChatClientResponse> aggregated = new AtomicReference<>();
-		Flux<ChatClientResponse> chunks = AGGREGATOR
+		Flux<ChatClientResponse> chunks = RoundAggregator
 			// subscribed with the turn current, so the tasks the round schedules carry it
-			.aggregateChatClientResponse(CurrentTurnPropagation.subscribeWithin(state.turn(),
+			.aggregate(CurrentTurnPropagation.subscribeWithin(state.turn(),
 					modelStream(chain, unspent, round.request(state.request()))), aggregated::set)
 			.filter(TurnStreams::hasText)
 			.map(TurnStreams::withReportedOutcome);
