@@ -41,7 +41,6 @@ import org.springframework.core.annotation.AliasFor;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
-import org.springframework.util.ClassUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -182,8 +181,7 @@ class HookAnnotationFinderTests {
 	}
 
 	private static Class<?> cglibProxyOf(Class<?> type) {
-		ProxyFactory factory = new ProxyFactory(
-				ClassUtils.getUserClass(type).getDeclaredConstructors().length > 0 ? instantiate(type) : null);
+		ProxyFactory factory = new ProxyFactory(instantiate(type));
 		factory.setProxyTargetClass(true);
 		return factory.getProxy(HookAnnotationFinderTests.class.getClassLoader()).getClass();
 	}
