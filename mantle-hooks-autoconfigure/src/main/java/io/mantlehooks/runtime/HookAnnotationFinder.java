@@ -65,7 +65,7 @@ final class HookAnnotationFinder {
 	 */
 	Map<Method, List<MergedAnnotation<Annotation>>> hookMethods(Class<?> type) {
 		Facts facts = facts(type);
-		if (facts.hookMethods().isEmpty()) {
+		if (facts.hookMethods().isEmpty() && facts != Facts.UNKNOWN) {
 			return Collections.emptyMap();
 		}
 		return MethodIntrospector.selectMethods(type,
@@ -81,7 +81,8 @@ final class HookAnnotationFinder {
 	 * @return the annotation, or a missing one
 	 */
 	MergedAnnotation<ForAgent> forAgent(Class<?> type) {
-		if (!facts(type).agentOnTypes()) {
+		Facts facts = facts(type);
+		if (!facts.agentOnTypes() && facts != Facts.UNKNOWN) {
 			return MergedAnnotation.missing();
 		}
 		return MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY).get(ForAgent.class);
@@ -95,7 +96,8 @@ final class HookAnnotationFinder {
 	 * @return the annotation, or a missing one
 	 */
 	MergedAnnotation<ForAgent> forAgent(Method method, Class<?> type) {
-		if (!facts(type).agentMethods().contains(signature(method))) {
+		Facts facts = facts(type);
+		if (!facts.agentMethods().contains(signature(method)) && facts != Facts.UNKNOWN) {
 			return MergedAnnotation.missing();
 		}
 		return MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).get(ForAgent.class);
@@ -114,6 +116,9 @@ final class HookAnnotationFinder {
 	 * what the method carries rather than one lookup per hook annotation.
 	 */
 	private List<MergedAnnotation<Annotation>> hookAnnotations(Method method, Facts facts) {
+		if (facts == Facts.UNKNOWN) {
+			return searchHookAnnotations(method, this.hookTypes);
+		}
 		List<Annotated> annotated = facts.hookMethods().get(signature(method));
 		if (annotated == null) {
 			return List.of();
@@ -152,7 +157,14 @@ final class HookAnnotationFinder {
 	private Facts facts(Class<?> type) {
 		Facts known = this.facts.get(type);
 		if (known == null) {
-			known = learn(type);
+			try {
+				known = learn(type);
+			}
+			catch (Throwable ex) {
+				// Spring's search skips what it cannot introspect (and logs it): leave
+				// such a class to the search rather than fail here
+				known = Facts.UNKNOWN;
+			}
 			this.facts.put(type, known);
 		}
 		return known;
@@ -254,6 +266,10 @@ final class HookAnnotationFinder {
 		catch (NoSuchMethodException ex) {
 			return false;
 		}
+		catch (RuntimeException | LinkageError ex) {
+			// cannot tell: let the search look inside
+			return true;
+		}
 	}
 
 	/**
@@ -295,6 +311,10 @@ final class HookAnnotationFinder {
 	 * {@code @ForAgent}-relevant annotation
 	 */
 	private record Facts(Map<String, List<Annotated>> hookMethods, Set<String> agentMethods, boolean agentOnTypes) {
+
+		/** A hierarchy that could not be looked at: every method is searched. */
+		static final Facts UNKNOWN = new Facts(Map.of(), Set.of(), true);
+
 	}
 
 }
