@@ -1,7 +1,6 @@
 package io.mantlehooks.runtime;
 
 import java.lang.annotation.Annotation;
-import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,11 +34,8 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.annotation.MergedAnnotation;
-import org.springframework.core.annotation.MergedAnnotations;
-import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
@@ -68,6 +64,8 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 	private final String timeoutsPrefix;
 
 	private final String circuitBreakerPrefix;
+
+	private final HookAnnotationFinder finder = new HookAnnotationFinder(BINDINGS.keySet());
 
 	private final Set<Class<?>> classesWithoutHooks = Collections.newSetFromMap(new ConcurrentHashMap<>(64));
 
@@ -156,6 +154,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		}
 		warnAboutUnknownResponses(beanFactory, candidates, validator);
 		validator.clear();
+		this.finder.clear();
 		this.classesWithoutHooks.clear();
 		this.scannedClasses.clear();
 		this.registry.install(hooks);
@@ -241,6 +240,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 			recorded.record(candidate.method(), validator.constructedSignals(candidate),
 					validator.rejectionResponseNames(candidate));
 		}
+		this.finder.clear();
 		this.classesWithoutHooks.clear();
 		this.scannedClasses.clear();
 		return recorded;
@@ -320,18 +320,14 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		// a class scanned to predict the points (a ChatClient built early) is not scanned
 		// again at discovery
 		Map<Method, List<MergedAnnotation<Annotation>>> annotatedMethods = this.scannedClasses
-			.computeIfAbsent(targetType, (type) -> MethodIntrospector.selectMethods(type,
-					(MethodIntrospector.MetadataLookup<List<MergedAnnotation<Annotation>>>) (method) -> {
-						List<MergedAnnotation<Annotation>> found = hookAnnotations(method);
-						return found.isEmpty() ? null : found;
-					}));
+			.computeIfAbsent(targetType, this.finder::hookMethods);
 		if (annotatedMethods.isEmpty()) {
 			this.classesWithoutHooks.add(targetType);
 			this.scannedClasses.remove(targetType);
 			return;
 		}
 		// the class's @ForAgent is read once, not once per hook method
-		AgentScope classScope = AgentScope.of(targetType, "its class " + targetType.getName());
+		AgentScope classScope = AgentScope.of(this.finder.forAgent(targetType), "its class " + targetType.getName());
 		annotatedMethods.forEach((method, annotations) -> {
 			if (annotations.size() > 1) {
 				String names = annotations.stream()
@@ -346,7 +342,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 			}
 			MergedAnnotation<Annotation> annotation = annotations.get(0);
 			Binding binding = BINDINGS.get(annotation.getType());
-			AgentScope methodScope = AgentScope.of(method, "its method");
+			AgentScope methodScope = AgentScope.of(this.finder.forAgent(method, targetType), "its method");
 			AgentScope scope = methodScope.declared() ? methodScope : classScope;
 			HookCandidate candidate = new HookCandidate(beanName, method, annotation.getType(), binding.point(),
 					binding.lane(), annotation.getLong("timeoutMs"), streamMode(annotation), scope.agents());
@@ -386,26 +382,6 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 
 	private static StreamMode streamMode(MergedAnnotation<Annotation> annotation) {
 		return annotation.getValue("stream", StreamMode.class).orElse(StreamMode.WHOLE);
-	}
-
-	/**
-	 * The hook annotations on a method, directly or as meta-annotations: one pass over
-	 * what the method carries rather than one lookup per hook annotation.
-	 */
-	private static List<MergedAnnotation<Annotation>> hookAnnotations(Method method) {
-		List<MergedAnnotation<Annotation>> found = List.of();
-		for (MergedAnnotation<Annotation> annotation : (Iterable<MergedAnnotation<Annotation>>) MergedAnnotations
-			.from(method, SearchStrategy.TYPE_HIERARCHY)
-			.stream()::iterator) {
-			Class<Annotation> type = annotation.getType();
-			if (BINDINGS.containsKey(type) && found.stream().noneMatch((known) -> known.getType() == type)) {
-				if (found.isEmpty()) {
-					found = new ArrayList<>(1);
-				}
-				found.add(annotation);
-			}
-		}
-		return found;
 	}
 
 	private HookMethod toHookMethod(ConfigurableListableBeanFactory beanFactory, HookCandidate candidate) {
@@ -483,9 +459,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 
 		static final AgentScope NONE = new AgentScope(Set.of(), false, "");
 
-		static AgentScope of(AnnotatedElement element, String where) {
-			MergedAnnotation<ForAgent> forAgent = MergedAnnotations.from(element, SearchStrategy.TYPE_HIERARCHY)
-				.get(ForAgent.class);
+		static AgentScope of(MergedAnnotation<ForAgent> forAgent, String where) {
 			if (!forAgent.isPresent()) {
 				return NONE;
 			}
