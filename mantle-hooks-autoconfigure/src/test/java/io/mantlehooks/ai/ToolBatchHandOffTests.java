@@ -150,7 +150,13 @@ class ToolBatchHandOffTests {
 					}
 				});
 				caller.start();
-				cancel = caller::interrupt;
+				cancel = () -> {
+					caller.interrupt();
+					// the caller's thread cancels the turn when it sees the interrupt:
+					// only
+					// then may the hook it waits for be released
+					joinUninterruptibly(caller);
+				};
 			}
 			else {
 				cancel = request.stream().content().subscribe((chunk) -> {
@@ -410,6 +416,17 @@ class ToolBatchHandOffTests {
 				// max-concurrent (64)
 				assertThat(hooks.mostAtOnce.get()).isGreaterThanOrEqualTo(WAVE);
 			});
+	}
+
+	private static void joinUninterruptibly(Thread thread) {
+		try {
+			thread.join(Duration.ofSeconds(60).toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		assertThat(thread.isAlive()).as("the cancelled caller returned").isFalse();
 	}
 
 	private static void awaitUninterruptibly(CountDownLatch latch) {

@@ -116,6 +116,9 @@ class OperationsTests {
 		openAi.text("Dropped.");
 		turns.put("dropped", turn("hold the audit again"));
 		hooks.release.countDown();
+		// the streamed turns' audits must find the released one gone, or they are dropped
+		// too: it returns on its own thread, after the release
+		await().atMost(Duration.ofSeconds(60)).until(() -> audit.abandonedInFlight() == 0);
 		openAi.text("Streamed in four words.");
 		assertThat(String.join("", stream().collectList().block())).isEqualTo("Streamed in four words.");
 		openAi.text("Cancelled after the first word.");
