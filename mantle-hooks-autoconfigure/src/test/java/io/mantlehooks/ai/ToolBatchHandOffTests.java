@@ -138,7 +138,7 @@ class ToolBatchHandOffTests {
 				return call;
 			};
 			LookupTools tools = new LookupTools();
-			ChatClient.ChatClientRequestSpec request = chatClient(context).prompt().user("Look them up").tools(tools);
+			ChatClient.ChatClientRequestSpec request = lookUp(context, tools);
 			Runnable cancel;
 			if (driver.equals("call")) {
 				Thread caller = new Thread(() -> {
@@ -231,11 +231,7 @@ class ToolBatchHandOffTests {
 			};
 			try {
 				LookupTools tools = new LookupTools();
-				ChatClientResponse response = chatClient(context).prompt()
-					.user("Look them up")
-					.tools(tools)
-					.call()
-					.chatClientResponse();
+				ChatClientResponse response = lookUp(context, tools).call().chatClientResponse();
 				// the turn answered while the hook that ignores interrupts is still held
 				assertThat(release.getCount()).isOne();
 				assertThat(text(response)).isEqualTo(TOOL_ERROR);
@@ -272,11 +268,7 @@ class ToolBatchHandOffTests {
 				};
 			};
 			LookupTools tools = new LookupTools();
-			ChatClientResponse response = chatClient(context).prompt()
-				.user("Look them up")
-				.tools(tools)
-				.call()
-				.chatClientResponse();
+			ChatClientResponse response = lookUp(context, tools).call().chatClientResponse();
 			assertThat(text(response)).isEqualTo(TOOL_ERROR);
 			assertThat(response.context()).containsEntry(MantleHooks.OUTCOME, "hook_error");
 			assertThat(hooks.preflight).containsExactly("A1", "A2", "A3");
@@ -462,13 +454,17 @@ class ToolBatchHandOffTests {
 	}
 
 	private static String ask(AssertableApplicationContext context, LookupTools tools, String driver) {
-		ChatClient.ChatClientRequestSpec request = chatClient(context).prompt().user("Look them up").tools(tools);
+		ChatClient.ChatClientRequestSpec request = lookUp(context, tools);
 		if (driver.equals("call")) {
 			return request.call().content();
 		}
 		List<String> chunks = request.stream().content().collectList().block(Duration.ofSeconds(60));
 		assertThat(chunks).isNotNull();
 		return String.join("", chunks);
+	}
+
+	private static ChatClient.ChatClientRequestSpec lookUp(AssertableApplicationContext context, LookupTools tools) {
+		return chatClient(context).prompt().user("Look them up").tools(tools);
 	}
 
 	private static ChatClient chatClient(AssertableApplicationContext context) {
