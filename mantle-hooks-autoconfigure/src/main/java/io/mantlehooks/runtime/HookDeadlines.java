@@ -7,6 +7,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 /**
  * Enforces the timeouts of hook invocations: every few milliseconds one sweep over the
  * invocations in flight completes the outcome of each that ran past its timeout with a
@@ -15,6 +18,8 @@ import java.util.concurrent.TimeoutException;
  * price of firing up to one tick late.
  */
 final class HookDeadlines {
+
+	private static final Log logger = LogFactory.getLog(HookDeadlines.class);
 
 	static final long TICK_MILLIS = 5;
 
@@ -52,7 +57,14 @@ final class HookDeadlines {
 
 	private void sweep() {
 		for (Runnable sweeper : this.sweepers) {
-			sweeper.run();
+			try {
+				sweeper.run();
+			}
+			catch (RuntimeException ex) {
+				// a sweep that throws would end the scheduled sweeps, and with them every
+				// timeout: the watch below must run whatever a sweeper does
+				logger.warn("A hook deadline sweeper failed", ex);
+			}
 		}
 		long now = System.nanoTime();
 		this.watched.removeIf((entry) -> {

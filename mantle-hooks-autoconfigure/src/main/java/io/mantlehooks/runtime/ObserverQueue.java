@@ -85,11 +85,15 @@ final class ObserverQueue {
 		try {
 			this.executor.execute(this::drain);
 		}
-		catch (RejectedExecutionException ex) {
+		catch (RuntimeException ex) {
+			// an executor of the application may fail otherwise than by refusing: either
+			// way no drain started, and a count left up would start none ever again
 			if (this.drains.decrementAndGet() == 0) {
 				// nobody is left to run them: refused is their outcome
+				RejectedExecutionException refusal = (ex instanceof RejectedExecutionException rejected) ? rejected
+						: new RejectedExecutionException(ex);
 				for (Task task = poll(); task != null; task = poll()) {
-					task.reject(ex);
+					task.reject(refusal);
 				}
 			}
 		}

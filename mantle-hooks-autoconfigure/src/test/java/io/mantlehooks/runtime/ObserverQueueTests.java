@@ -6,6 +6,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 
@@ -110,6 +111,23 @@ class ObserverQueueTests {
 		refusing.addAll(List.of(refusable("a", refused), refusable("b", refused)));
 		assertThat(refused).containsExactly("a", "b");
 		assertThat(this.ran).isEmpty();
+	}
+
+	@Test
+	void anExecutorFailingOtherwiseRefusesTheWaitingTasksAndLaterOnesStillRun() {
+		List<String> refused = new ArrayList<>();
+		AtomicBoolean failing = new AtomicBoolean(true);
+		ObserverQueue queue = new ObserverQueue((task) -> {
+			if (failing.get()) {
+				throw new IllegalStateException("executor broken");
+			}
+			task.run();
+		});
+		queue.addAll(List.of(refusable("a", refused), refusable("b", refused)));
+		assertThat(refused).containsExactly("a", "b");
+		failing.set(false);
+		queue.addAll(List.of(task("c")));
+		assertThat(this.ran).containsExactly("c");
 	}
 
 	private ObserverQueue.Task task(String name) {
