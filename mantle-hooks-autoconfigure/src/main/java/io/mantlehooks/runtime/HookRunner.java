@@ -141,8 +141,8 @@ public class HookRunner implements DisposableBean {
 
 	/**
 	 * Start the observers of a point and return at once. Each runs on the hook executor
-	 * with its own copy of the payload and its own timeout; what they throw is logged and
-	 * discarded.
+	 * with the payload (immutable, shared) and its own timeout; what they throw is logged
+	 * and discarded.
 	 * @param point the point
 	 * @param payload the payload, of the point's payload type
 	 * @param scope the turn the hooks run for

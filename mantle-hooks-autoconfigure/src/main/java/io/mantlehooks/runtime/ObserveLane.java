@@ -14,13 +14,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Starts observe hooks and returns at once: the caller only adds them to the runner's
- * {@link ObserverQueue}, which a hook thread drains. Each observer gets its own copy of
- * the payload and its own timeout (its thread is interrupted, its stage cancelled, when
- * it expires). A busy observer is never dropped; a hung one (holding
- * {@code max-concurrent} invocations past their timeout and still running) drops further
- * invocations, counted, never queued, so a hung observer loses only its own invocations.
- * Crashes, timeouts, signals and the first drop of each observer are logged and
- * discarded.
+ * {@link ObserverQueue}, which a hook thread drains. Each observer gets the payload
+ * (immutable, shared by all of them) and its own timeout (its thread is interrupted, its
+ * stage cancelled, when it expires). A busy observer is never dropped; a hung one
+ * (holding {@code max-concurrent} invocations past their timeout and still running) drops
+ * further invocations, counted, never queued, so a hung observer loses only its own
+ * invocations. Crashes, timeouts, signals and the first drop of each observer are logged
+ * and discarded.
  */
 final class ObserveLane {
 
@@ -73,13 +73,14 @@ final class ObserveLane {
 	}
 
 	/**
-	 * Start admitted observers with their own copies of a payload: they join the runner's
-	 * {@link ObserverQueue}.
+	 * Start admitted observers on the payload as observers see it (immutable, shared by
+	 * all of them): they join the runner's {@link ObserverQueue}.
 	 */
 	void dispatch(List<HookMethod> admitted, HookPayload payload, HookScope scope) {
+		HookPayload seen = PayloadCopies.forObserver(payload);
 		List<HookInvocation> invocations = new ArrayList<>(admitted.size());
 		for (HookMethod observer : admitted) {
-			invocations.add(prepare(observer, payload, scope));
+			invocations.add(prepare(observer, seen, scope));
 		}
 		this.queue.addAll(invocations);
 	}
@@ -87,8 +88,7 @@ final class ObserveLane {
 	/**
 	 * The invocation of an admitted observer, with its outcome reported when it ends.
 	 */
-	private HookInvocation prepare(HookMethod observer, HookPayload payload, HookScope scope) {
-		HookPayload seen = PayloadCopies.forObserver(payload);
+	private HookInvocation prepare(HookMethod observer, HookPayload seen, HookScope scope) {
 		Observation observation = this.observations.start(observer, scope);
 		HookInvocation invocation = HookInvocation.prepare(observer, seen, scope, this.deadlines, observer::finished);
 		invocation.outcome().whenComplete((returned, ex) -> {

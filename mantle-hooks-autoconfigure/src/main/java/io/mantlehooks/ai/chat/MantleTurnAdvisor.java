@@ -2,7 +2,6 @@ package io.mantlehooks.ai.chat;
 
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
-import java.util.List;
 import java.util.concurrent.Executor;
 
 import io.mantlehooks.TurnStatus;
@@ -206,7 +205,7 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 			return Flux.empty();
 		}
 		Flux<ChatClientResponse> chunks = CurrentTurnPropagation
-			.subscribeWithin(run.turn(), next(TurnBoundAdvisor.bind(chain, this, run.retracts()), request))
+			.subscribeWithin(run.turn(), next(chain, TurnBoundAdvisor.bind(chain, this, run.retracts()), request))
 			.map(run::leave);
 		if (!run.records()) {
 			return chunks;
@@ -217,16 +216,16 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 	}
 
 	/**
-	 * The rest of the stream's chain, as
-	 * {@link #next(CallAdvisorChain, ChatClientRequest)} does; the chain is the one
-	 * {@link TurnBoundAdvisor#bind} returned, which starts after this advisor when it
-	 * bound any.
+	 * The rest of the stream's chain: straight into the tool loop when it comes next in
+	 * the chain ({@link NextAdvisor}), else through the chain.
+	 * @param chain the chain this advisor was called with, where its neighbour is found
+	 * @param bound the chain to continue with ({@link TurnBoundAdvisor#bind}, which never
+	 * wraps the tool loop)
 	 */
-	private Flux<ChatClientResponse> next(StreamAdvisorChain chain, ChatClientRequest request) {
-		List<StreamAdvisor> advisors = chain.getStreamAdvisors();
-		MantleToolLoopAdvisor loop = (!advisors.isEmpty() && advisors.get(0) instanceof MantleToolLoopAdvisor first
-				&& !advisors.contains(this)) ? first : NextAdvisor.after(advisors, this, MantleToolLoopAdvisor.class);
-		return (loop != null) ? loop.adviseStreamDirectly(request, chain) : chain.nextStream(request);
+	private Flux<ChatClientResponse> next(StreamAdvisorChain chain, StreamAdvisorChain bound,
+			ChatClientRequest request) {
+		MantleToolLoopAdvisor loop = NextAdvisor.after(chain.getStreamAdvisors(), this, MantleToolLoopAdvisor.class);
+		return (loop != null) ? loop.adviseStreamDirectly(request, bound) : bound.nextStream(request);
 	}
 
 	private Mono<Void> write(Runnable write) {

@@ -43,24 +43,15 @@ final class RoundAggregator {
 			Map<String, @Nullable Object> context = new HashMap<>();
 			// the chunk whose chat response the aggregator is passing on: it passes each
 			// on
-			// synchronously, right after it was taken from its chunk
-			AtomicReference<@Nullable ChatClientResponse> passing = new AtomicReference<>();
-			AtomicReference<@Nullable Map<String, @Nullable Object>> merged = new AtomicReference<>();
+			// synchronously and unchanged, right after it was taken from its chunk
+			AtomicReference<ChatClientResponse> passing = new AtomicReference<>();
 			return MESSAGES.aggregate(chunks.mapNotNull((chunk) -> {
-				Map<String, @Nullable Object> chunkContext = chunk.context();
-				if (merged.get() != chunkContext) {
-					context.putAll(chunkContext);
-					merged.set(chunkContext);
-				}
+				context.putAll(chunk.context());
 				passing.set(chunk);
 				return chunk.chatResponse();
 			}), (response) -> whole
 				.accept(ChatClientResponse.builder().chatResponse(response).context(context).build()))
-				.map((response) -> {
-					ChatClientResponse chunk = passing.get();
-					return (chunk != null && chunk.chatResponse() == response) ? chunk
-							: ChatClientResponse.builder().chatResponse(response).context(context).build();
-				});
+				.map((response) -> passing.get());
 		});
 	}
 

@@ -442,7 +442,7 @@ public final class ToolBatch {
 				return null;
 			}
 			AssistantMessage.ToolCall call = this.calls.get(this.index);
-			// the only parse of the model's arguments: the payload keeps them, frozen
+			// parsed once for the batch; the payload keeps the arguments, frozen
 			ToolCallPayload payload = payloadOf(this.turn, call, ToolArguments.parse(call.arguments()));
 			if (payload == null) {
 				this.stopped = tooDeep(call);
