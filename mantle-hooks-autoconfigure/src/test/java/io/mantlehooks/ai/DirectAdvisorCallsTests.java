@@ -1,13 +1,18 @@
 package io.mantlehooks.ai;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ai.turn.CurrentTurn;
+import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
@@ -138,6 +143,37 @@ class DirectAdvisorCallsTests {
 		});
 	}
 
+	@Test
+	void springAisModelAdvisorGetsOnlyTheApplicationsContextAndTheCallerStillGetsTheTurn() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"order\":\"A1\"}")),
+				Reply.text("Refunded A1."));
+		this.contextRunner.run((context) -> {
+			Briefing briefing = new Briefing();
+			List<ChatClientResponse> chunks = client(context).prompt()
+				.user("Refund A1")
+				.tools(new CountingRefundTools())
+				.advisors(briefing)
+				.advisors((advisors) -> advisors.param("tenant", "t1"))
+				.stream()
+				.chatClientResponse()
+				.collectList()
+				.block(Duration.ofSeconds(60));
+			assertThat(chunks).isNotEmpty();
+			// Spring AI's model advisor copies the request context into every chunk: it
+			// gets the application's keys only, none of the engine's
+			assertThat(this.advisors.modelContextKeys).hasSize(2)
+				.allSatisfy((keys) -> assertThat(keys).contains("tenant")
+					.doesNotContain(Turn.CONTEXT_KEY, "mantle.iteration", "mantle.feedback", "mantle.round",
+							"mantle.resume"));
+			assertThat(chunks).allSatisfy((chunk) -> assertThat(chunk.context()).containsEntry("tenant", "t1")
+				.containsKey(MantleHooks.TURN_ID)
+				.doesNotContainKey(Turn.CONTEXT_KEY));
+			// the application's advisor still finishes each model call within the turn
+			assertThat(briefing.turnsAfter).hasSize(2).doesNotContainNull();
+			assertThat(briefing.turnsAfter.get(0)).isSameAs(briefing.turnsAfter.get(1));
+		});
+	}
+
 	private static ChatClient client(AssertableApplicationContext context) {
 		return ChatTestSupport.chatClient(context)
 			.mutate()
@@ -156,9 +192,14 @@ class DirectAdvisorCallsTests {
 
 		final List<String> names = new CopyOnWriteArrayList<>();
 
+		final List<Set<String>> modelContextKeys = new CopyOnWriteArrayList<>();
+
 		@Override
 		public void onStart(AdvisorObservationContext context) {
 			this.names.add(context.getAdvisorName());
+			if (context.getAdvisorName().equals("stream")) {
+				this.modelContextKeys.add(Set.copyOf(context.getChatClientRequest().context().keySet()));
+			}
 		}
 
 		@Override
@@ -192,6 +233,9 @@ class DirectAdvisorCallsTests {
 
 		final AtomicInteger calls = new AtomicInteger();
 
+		/** The turn current when {@code after} ran, once per model call. */
+		final List<Turn> turnsAfter = Collections.synchronizedList(new ArrayList<>());
+
 		@Override
 		public ChatClientRequest before(ChatClientRequest request, AdvisorChain chain) {
 			this.calls.incrementAndGet();
@@ -200,6 +244,7 @@ class DirectAdvisorCallsTests {
 
 		@Override
 		public ChatClientResponse after(ChatClientResponse response, AdvisorChain chain) {
+			this.turnsAfter.add(CurrentTurn.get());
 			return response;
 		}
 

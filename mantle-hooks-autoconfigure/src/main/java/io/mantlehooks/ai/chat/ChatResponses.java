@@ -38,8 +38,22 @@ final class ChatResponses {
 		return (output != null) ? output.getText() : null;
 	}
 
+	/**
+	 * Whether the model asked for tools, as {@link ChatResponse#hasToolCalls()} answers,
+	 * without the stream it builds: a streamed turn asks this of every chunk.
+	 */
 	static boolean hasToolCalls(@Nullable ChatResponse response) {
-		return response != null && response.hasToolCalls();
+		if (response == null) {
+			return false;
+		}
+		List<Generation> results = response.getResults();
+		for (int i = 0; i < results.size(); i++) {
+			AssistantMessage output = results.get(i).getOutput();
+			if (output != null && output.hasToolCalls()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

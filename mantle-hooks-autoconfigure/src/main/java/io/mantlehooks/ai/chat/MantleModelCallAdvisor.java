@@ -77,7 +77,9 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 	private Flux<ChatClientResponse> call(Turn turn, ChatClientRequest request, StreamAdvisorChain chain) {
 		return Flux.defer(() -> {
 			long started = System.nanoTime();
-			Flux<ChatClientResponse> chunks = CurrentTurnPropagation.subscribeWithin(turn, chain.nextStream(request));
+			ChatClientRequest sent = NextAdvisor.isModelNext(chain.getStreamAdvisors(), this)
+					? TurnContexts.toModel(request) : request;
+			Flux<ChatClientResponse> chunks = CurrentTurnPropagation.subscribeWithin(turn, chain.nextStream(sent));
 			if (this.stage.buffersResponses(turn)) {
 				// the response hook must see the whole completion before any of it
 				// goes on

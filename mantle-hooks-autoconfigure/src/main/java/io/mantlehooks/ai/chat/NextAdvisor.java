@@ -4,6 +4,8 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.ai.chat.client.advisor.ChatModelStreamAdvisor;
+
 /**
  * Finds the advisor right after one of ours in a chain, so that when it is also ours a
  * stream runs the two as one plain method call instead of a hop through Spring AI's
@@ -44,6 +46,25 @@ final class NextAdvisor {
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * Return whether the advisor a chain calls next, after {@code self}, is Spring AI's
+	 * own model advisor, the end of the chain.
+	 * @param advisors the advisors of the chain {@code self} was given: all of the chain
+	 * when Spring AI hopped into {@code self}, or those after {@code self} when one of
+	 * ours called it directly with a copy of the chain
+	 * @param self the advisor asking
+	 * @return whether the next advisor is Spring AI's model advisor
+	 */
+	static boolean isModelNext(List<?> advisors, Object self) {
+		int size = advisors.size();
+		for (int i = 0; i < size; i++) {
+			if (advisors.get(i) == self) {
+				return i + 1 < size && advisors.get(i + 1) instanceof ChatModelStreamAdvisor;
+			}
+		}
+		return size > 0 && advisors.get(0) instanceof ChatModelStreamAdvisor;
 	}
 
 }

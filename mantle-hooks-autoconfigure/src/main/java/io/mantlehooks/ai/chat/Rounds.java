@@ -25,6 +25,9 @@ final class Rounds {
 	/** Every key the engine uses internally; none is part of a final response. */
 	static final Set<String> INTERNAL_KEYS = Set.of(Turn.CONTEXT_KEY, ITERATION, FEEDBACK, RoundReport.KEY, Resume.KEY);
 
+	/** The same keys, to walk without an iterator on the per-call path. */
+	static final String[] INTERNAL_KEY_ARRAY = INTERNAL_KEYS.toArray(String[]::new);
+
 	private Rounds() {
 	}
 

@@ -49,6 +49,9 @@ final class TurnBoundAdvisor implements BaseAdvisor {
 	 */
 	private final boolean memory;
 
+	/** The turn the chain was entered with: bound advisors are made for each turn. */
+	private volatile @Nullable Turn turn;
+
 	private TurnBoundAdvisor(BaseAdvisor advisor, boolean memory) {
 		this.advisor = advisor;
 		this.memory = memory;
@@ -125,6 +128,9 @@ final class TurnBoundAdvisor implements BaseAdvisor {
 	@Override
 	public ChatClientRequest before(ChatClientRequest request, AdvisorChain chain) {
 		Turn turn = Turn.of(request);
+		if (turn != null) {
+			this.turn = turn;
+		}
 		if (turn == null || CurrentTurn.get() == turn) {
 			return this.advisor.before(request, chain);
 		}
@@ -136,6 +142,11 @@ final class TurnBoundAdvisor implements BaseAdvisor {
 	@Override
 	public ChatClientResponse after(ChatClientResponse response, AdvisorChain chain) {
 		Turn turn = turnOf(response);
+		if (turn == null) {
+			// a streamed model call's chunks leave the engine's keys behind
+			// (TurnContexts.toModel): the turn is the one this advisor was entered with
+			turn = this.turn;
+		}
 		if (turn == null || CurrentTurn.get() == turn) {
 			return this.advisor.after(response, chain);
 		}

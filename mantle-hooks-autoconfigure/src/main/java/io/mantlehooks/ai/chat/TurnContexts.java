@@ -55,6 +55,34 @@ final class TurnContexts {
 	}
 
 	/**
+	 * Return the request a streamed model call hands to Spring AI's own model advisor:
+	 * without the engine's internal keys. That advisor copies the request's context into
+	 * every chunk, and every advisor hop above copies each chunk's context again; the
+	 * engine's stages know their turn without it, so only the application's own keys
+	 * travel with the chunks, as in a turn without hooks.
+	 */
+	static ChatClientRequest toModel(ChatClientRequest request) {
+		Map<String, @Nullable Object> context = request.context();
+		if (context.isEmpty() || !containsAny(context, Rounds.INTERNAL_KEY_ARRAY)) {
+			return request;
+		}
+		Map<String, @Nullable Object> withoutInternal = new HashMap<>(context);
+		for (String key : Rounds.INTERNAL_KEY_ARRAY) {
+			withoutInternal.remove(key);
+		}
+		return new ChatClientRequest(request.prompt(), withoutInternal);
+	}
+
+	private static boolean containsAny(Map<String, @Nullable Object> context, String[] keys) {
+		for (String key : keys) {
+			if (context.containsKey(key)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Return the response the caller receives: internal keys removed, the turn's id
 	 * added, and the outcome when the turn itself decided one.
 	 */

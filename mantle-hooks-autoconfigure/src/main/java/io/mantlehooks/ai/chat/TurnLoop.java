@@ -130,7 +130,7 @@ final class TurnLoop {
 		if (report != null) {
 			return send(state, round.retry(report.detail()));
 		}
-		if (!state.runsTools() || response.chatResponse() == null || !response.chatResponse().hasToolCalls()) {
+		if (!state.runsTools() || !ChatResponses.hasToolCalls(response.chatResponse())) {
 			return finish(state, response, true);
 		}
 		ToolCallingChatOptions options = (ToolCallingChatOptions) state.request().prompt().getOptions();
@@ -315,7 +315,7 @@ final class TurnLoop {
 	 * streamed: observers see the completed text; any other reply still goes out.
 	 */
 	private Step<Decision> finish(State state, ChatClientResponse response, boolean fromModel) {
-		String text = (response.chatResponse() == null || response.chatResponse().hasToolCalls()) ? null
+		String text = (response.chatResponse() == null || ChatResponses.hasToolCalls(response.chatResponse())) ? null
 				: ChatResponses.text(response.chatResponse());
 		if (state.live()) {
 			SegmentedReply segments = state.segments();

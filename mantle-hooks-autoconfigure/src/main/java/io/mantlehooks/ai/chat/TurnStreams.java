@@ -14,7 +14,7 @@ final class TurnStreams {
 	 * Whether a chunk goes to the caller: tool-call chunks never do.
 	 */
 	static boolean hasText(ChatClientResponse chunk) {
-		return chunk.chatResponse() == null || !chunk.chatResponse().hasToolCalls();
+		return !ChatResponses.hasToolCalls(chunk.chatResponse());
 	}
 
 	/**
