@@ -42,15 +42,17 @@ final class RoundAggregator {
 		return Flux.defer(() -> {
 			Map<String, @Nullable Object> context = new HashMap<>();
 			// the chunk whose chat response the aggregator is passing on: it passes each
-			// on
-			// synchronously and unchanged, right after it was taken from its chunk
+			// on synchronously and unchanged, right after it was taken from its chunk
 			AtomicReference<ChatClientResponse> passing = new AtomicReference<>();
-			return MESSAGES.aggregate(chunks.mapNotNull((chunk) -> {
-				context.putAll(chunk.context());
-				passing.set(chunk);
-				return chunk.chatResponse();
-			}), (response) -> whole
-				.accept(ChatClientResponse.builder().chatResponse(response).context(context).build()))
+			// not mapNotNull: that is a handle operator, in which Reactor restores every
+			// registered thread-local from the subscriber's context for every chunk
+			return MESSAGES.aggregate(chunks.doOnNext((chunk) -> context.putAll(chunk.context()))
+				.filter((chunk) -> chunk.chatResponse() != null)
+				.map((chunk) -> {
+					passing.set(chunk);
+					return chunk.chatResponse();
+				}), (response) -> whole
+					.accept(ChatClientResponse.builder().chatResponse(response).context(context).build()))
 				.map((response) -> passing.get());
 		});
 	}

@@ -1,6 +1,5 @@
 package io.mantlehooks.ai.chat;
 
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -139,7 +138,12 @@ final class TurnContexts {
 			Map<String, @Nullable Object> chunkContext = chunk.context();
 			Map<String, @Nullable Object> current = this.context;
 			if (current == null || chunkContext.size() != this.sourceSize || !chunkContext.equals(this.source)) {
-				current = Collections.unmodifiableMap(callerContext(chunkContext, this.turn, null));
+				// shared by the chunks and not wrapped: the turn advisor is always
+				// reached
+				// through a hop of Spring AI's chain, whose aggregator only reads it and
+				// gives the caller each chunk with a copy; a read-only view would cost
+				// wrappers for every entry it reads, on every chunk
+				current = callerContext(chunkContext, this.turn, null);
 				this.source = chunkContext;
 				this.sourceSize = chunkContext.size();
 				this.context = current;

@@ -126,7 +126,7 @@ public final class Steps {
 
 		private final Executor blockingExecutor;
 
-		private final Deque<Function> continuations = new ArrayDeque<>();
+		private final Deque<Function> continuations = new ArrayDeque<>(8);
 
 		private volatile boolean cancelled;
 
