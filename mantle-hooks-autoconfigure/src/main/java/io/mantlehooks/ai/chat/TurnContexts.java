@@ -137,12 +137,14 @@ final class TurnContexts {
 		synchronized ChatClientResponse leave(ChatClientResponse chunk) {
 			Map<String, @Nullable Object> chunkContext = chunk.context();
 			Map<String, @Nullable Object> current = this.context;
-			if (current == null || chunkContext.size() != this.sourceSize || !chunkContext.equals(this.source)) {
-				// shared by the chunks and not wrapped: the turn advisor is always
-				// reached
-				// through a hop of Spring AI's chain, whose aggregator only reads it and
-				// gives the caller each chunk with a copy; a read-only view would cost
-				// wrappers for every entry it reads, on every chunk
+			// chunk contexts are equal copies, or the very same Map.of() when the
+			// application passes no context (what Spring AI's model advisor copies)
+			if (current == null || (chunkContext != this.source
+					&& (chunkContext.size() != this.sourceSize || !chunkContext.equals(this.source)))) {
+				// shared by the chunks, not wrapped: Spring AI's chain always hops into
+				// the turn advisor, and its aggregator only reads this map and gives the
+				// caller each chunk with a copy; a read-only view would cost wrappers
+				// for every entry it reads, on every chunk
 				current = callerContext(chunkContext, this.turn, null);
 				this.source = chunkContext;
 				this.sourceSize = chunkContext.size();
