@@ -47,8 +47,12 @@ final class IndexLines {
 				end++;
 			}
 			if (end > start && bytes[start] != '#') {
-				return end - start == VERSION_LINE.length()
-						&& VERSION_LINE.equals(new String(bytes, start, end - start, StandardCharsets.ISO_8859_1));
+				// a CR line end still makes it this format's file (which then fails on
+				// the
+				// CR), so the warning names what is wrong
+				int length = (bytes[end - 1] == '\r') ? end - start - 1 : end - start;
+				return length == VERSION_LINE.length()
+						&& VERSION_LINE.equals(new String(bytes, start, length, StandardCharsets.ISO_8859_1));
 			}
 			start = end + 1;
 		}
