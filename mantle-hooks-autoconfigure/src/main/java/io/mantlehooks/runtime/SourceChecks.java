@@ -43,6 +43,12 @@ import org.springframework.util.StringUtils;
  * the central directory (nothing is inflated); in a directory the file's size and
  * modification time (one {@code stat}, where a CRC would read the file). Anything else
  * falls back to reading the class file.
+ * <p>
+ * Two formats: version 2 ({@link IndexLines}, what the processor writes now) lists per
+ * class only the methods that construct a signal, so a method of a covered class that is
+ * not listed constructs none; version 1 (a properties file with two keys for every method
+ * of each class, still read for jars built with an earlier processor) lists every method,
+ * and a method it does not list is read from the class file.
  */
 final class SourceChecks {
 
@@ -60,7 +66,7 @@ final class SourceChecks {
 	private static final String NAMES = ".rejection-names";
 
 	/** What most methods construct: no signal, no rejection name. */
-	private static final RecordedChecks.Checked NOTHING = new RecordedChecks.Checked(Set.of(), Set.of());
+	static final RecordedChecks.Checked NOTHING = new RecordedChecks.Checked(Set.of(), Set.of());
 
 	private static final Map<String, Class<? extends HookSignal>> SIGNAL_TYPES = Map.of(RetryModel.class.getName(),
 			RetryModel.class, HookRejection.class.getName(), HookRejection.class);
@@ -69,7 +75,7 @@ final class SourceChecks {
 
 	private final Map<String, Index> indexes;
 
-	private final Map<Class<?>, Optional<Map<String, RecordedChecks.Checked>>> classes = new ConcurrentHashMap<>();
+	private final Map<Class<?>, Optional<ClassEntry>> classes = new ConcurrentHashMap<>();
 
 	private final AtomicInteger covered = new AtomicInteger();
 
@@ -116,9 +122,8 @@ final class SourceChecks {
 		if (this.indexes.isEmpty()) {
 			return null;
 		}
-		Class<?> type = method.getDeclaringClass();
-		Optional<Map<String, RecordedChecks.Checked>> methods = this.classes.computeIfAbsent(type, this::lookUp);
-		return methods.map((checked) -> checked.get(method.getName() + Type.getMethodDescriptor(method))).orElse(null);
+		Optional<ClassEntry> entry = this.classes.computeIfAbsent(method.getDeclaringClass(), this::lookUp);
+		return entry.map((covered) -> covered.find(method)).orElse(null);
 	}
 
 	/**
@@ -138,7 +143,7 @@ final class SourceChecks {
 		this.indexes.values().forEach((index) -> index.root().close());
 	}
 
-	private Optional<Map<String, RecordedChecks.Checked>> lookUp(Class<?> type) {
+	private Optional<ClassEntry> lookUp(Class<?> type) {
 		CodeSource codeSource = type.getProtectionDomain().getCodeSource();
 		String root = (codeSource != null && codeSource.getLocation() != null) ? rootKey(codeSource.getLocation())
 				: null;
@@ -148,7 +153,7 @@ final class SourceChecks {
 			return Optional.empty();
 		}
 		this.covered.incrementAndGet();
-		return Optional.of(entry.methods());
+		return Optional.of(entry);
 	}
 
 	/**
@@ -184,7 +189,8 @@ final class SourceChecks {
 				try (InputStream in = url.openStream()) {
 					bytes = in.readAllBytes();
 				}
-				return new Index(root, parse(IndexText.read(bytes)));
+				return new Index(root,
+						IndexLines.isVersion2(bytes) ? IndexLines.parse(bytes) : parse(IndexText.read(bytes)));
 			}
 			catch (IOException | IllegalArgumentException | URISyntaxException ex) {
 				logger.warn("Ignoring the hook signal index " + url + " (" + ex.getMessage()
@@ -194,10 +200,11 @@ final class SourceChecks {
 		}
 
 		/**
-		 * Check and read every entry. An index describes every method of each hook class
-		 * (thousands of keys in a large application), and this runs on a cold JVM: one
-		 * pass per kind of key, checks by hand rather than by regular expression, and one
-		 * shared result for the common method that constructs no signal.
+		 * Check and read every entry of a version 1 index (a properties file; the form of
+		 * jars built with an earlier processor). It describes every method of each hook
+		 * class (thousands of keys in a large application), and this runs on a cold JVM:
+		 * one pass per kind of key, checks by hand rather than by regular expression, and
+		 * one shared result for the common method that constructs no signal.
 		 */
 		private static Map<String, ClassEntry> parse(Map<String, String> properties) {
 			if (!"1".equals(properties.get(VERSION_KEY))) {
@@ -208,7 +215,7 @@ final class SourceChecks {
 				String key = property.getKey();
 				if (isClassKey(key)) {
 					String name = key.substring(0, key.length() - CLASS_FILE.length());
-					classes.put(name, ClassEntry.parse(name, property.getValue()));
+					classes.put(name, ClassEntry.parse(name, property.getValue(), null));
 				}
 			}
 			// each method has two keys; it is read at its signals key, which finds its
@@ -305,14 +312,35 @@ final class SourceChecks {
 
 	/**
 	 * The class file an index entry describes, and what it says about its methods.
+	 *
+	 * @param size the class file's size
+	 * @param crc its CRC32
+	 * @param modified its modification time in ms
+	 * @param methods what the listed methods construct, by name and descriptor
+	 * @param unlisted what a method that is not listed constructs ({@link #NOTHING} in a
+	 * version 2 index), {@code null} when its class file has to be read (version 1)
 	 */
-	private record ClassEntry(long size, long crc, long modified, Map<String, RecordedChecks.Checked> methods) {
+	record ClassEntry(long size, long crc, long modified, Map<String, RecordedChecks.Checked> methods,
+			RecordedChecks.@Nullable Checked unlisted) {
+
+		/**
+		 * Return what a method of this class constructs, {@code null} when the class file
+		 * has to be read.
+		 */
+		RecordedChecks.@Nullable Checked find(Method method) {
+			if (this.methods.isEmpty()) {
+				// most hook classes construct no signal: no descriptor to build
+				return this.unlisted;
+			}
+			RecordedChecks.Checked checked = this.methods.get(method.getName() + Type.getMethodDescriptor(method));
+			return (checked != null) ? checked : this.unlisted;
+		}
 
 		/**
 		 * Read {@code <size>,<crc32 hex>,<mtime ms>}: up to 10 decimal digits, 1 to 8
 		 * lower-case hex digits, an optionally negative number of up to 19 digits.
 		 */
-		static ClassEntry parse(String name, String value) {
+		static ClassEntry parse(String name, String value, RecordedChecks.@Nullable Checked unlisted) {
 			int first = value.indexOf(',');
 			int second = (first < 0) ? -1 : value.indexOf(',', first + 1);
 			if (second < 0 || value.indexOf(',', second + 1) >= 0) {
@@ -327,7 +355,7 @@ final class SourceChecks {
 			}
 			try {
 				return new ClassEntry(Long.parseLong(size), Long.parseLong(crc, 16), Long.parseLong(modified),
-						new HashMap<>());
+						new HashMap<>(), unlisted);
 			}
 			catch (NumberFormatException ex) {
 				// 19 digits that overflow a long

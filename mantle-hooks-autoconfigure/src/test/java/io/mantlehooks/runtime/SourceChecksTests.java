@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import io.mantlehooks.HookRejection;
@@ -29,8 +30,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(OutputCaptureExtension.class)
 class SourceChecksTests {
 
-	private static final String SCREEN = "demo.Hooks#screen(Lio/mantlehooks/IncomingMessagePayload;)"
+	/** The method key of {@code demo.Hooks#screen} (name and descriptor). */
+	private static final String SCREEN = "screen(Lio/mantlehooks/IncomingMessagePayload;)"
 			+ "Lio/mantlehooks/IncomingMessagePayload;";
+
+	private static final String VERSION_2 = "mantle-hooks.source-checks.version=2";
 
 	@TempDir
 	Path directory;
@@ -41,9 +45,8 @@ class SourceChecksTests {
 		compiler.compile(true, Map.of("demo/Hooks.java",
 				hooks("if (message.text().isEmpty()) { throw new HookRejection(\"no\", \"utter_read\"); }")));
 		// an index that disagrees with the bytecode shows which of the two answered
-		rewriteIndex(compiler, SCREEN + ".signals=io.mantlehooks.HookRejection",
-				SCREEN + ".signals=io.mantlehooks.RetryModel");
-		rewriteIndex(compiler, SCREEN + ".rejection-names=utter_read", SCREEN + ".rejection-names=utter_indexed");
+		rewriteIndex(compiler, " " + SCREEN + "=io.mantlehooks.HookRejection=utter_read",
+				" " + SCREEN + "=io.mantlehooks.RetryModel=utter_indexed");
 		LoggingSystem logging = LoggingSystem.get(getClass().getClassLoader());
 		logging.setLogLevel(SignalUsageInspector.class.getName(), LogLevel.DEBUG);
 		try (URLClassLoader loader = compiler.loader()) {
@@ -64,7 +67,8 @@ class SourceChecksTests {
 	void aClassRecompiledWithoutTheProcessorIsReadAgain() throws Exception {
 		HookClassCompiler compiler = new HookClassCompiler(this.directory);
 		compiler.compile(true, Map.of("demo/Hooks.java", hooks("")));
-		assertThat(Files.readString(compiler.index())).contains(SCREEN.replace("#", "\\#") + ".signals=\n");
+		// a class that constructs nothing is its class file's fingerprint alone
+		assertThat(Files.readString(compiler.index())).containsPattern("(?m)^demo\\.Hooks \\d+,[0-9a-f]+,\\d+$");
 		compiler.compile(false,
 				Map.of("demo/Hooks.java", hooks("if (message.text().isEmpty()) { throw new RetryModel(\"again\"); }")));
 		try (URLClassLoader loader = compiler.loader()) {
@@ -77,7 +81,7 @@ class SourceChecksTests {
 	void theIndexAnswersOnlyForClassesLoadedFromItsOwnRoot() throws Exception {
 		HookClassCompiler compiler = new HookClassCompiler(this.directory);
 		compiler.compile(true, Map.of("demo/Hooks.java", hooks("")));
-		rewriteIndex(compiler, SCREEN + ".signals=", SCREEN + ".signals=io.mantlehooks.RetryModel");
+		claimRetry(compiler);
 		// the same class file, time stamp included, in a root of its own that comes first
 		Path otherRoot = Files.createDirectories(this.directory.resolve("other/demo"));
 		Files.copy(compiler.classes().resolve("demo/Hooks.class"), otherRoot.resolve("Hooks.class"),
@@ -92,7 +96,7 @@ class SourceChecksTests {
 	void inAJarTheIndexIsCheckedAgainstTheEntrySizeAndCrc() throws Exception {
 		HookClassCompiler compiler = new HookClassCompiler(this.directory);
 		compiler.compile(true, Map.of("demo/Hooks.java", hooks("")));
-		rewriteIndex(compiler, SCREEN + ".signals=", SCREEN + ".signals=io.mantlehooks.RetryModel");
+		claimRetry(compiler);
 		Path unchanged = compiler.jar(this.directory.resolve("unchanged.jar"));
 		try (URLClassLoader loader = HookClassCompiler.loaderOf(unchanged)) {
 			SignalUsageInspector inspector = new SignalUsageInspector(new RecordedChecks(), SourceChecks.load(loader));
@@ -111,10 +115,104 @@ class SourceChecksTests {
 	void aGarbledIndexIsIgnoredWithAWarningNeverTrusted(CapturedOutput output) throws Exception {
 		HookClassCompiler compiler = new HookClassCompiler(this.directory);
 		compiler.compile(true, Map.of("demo/Hooks.java", hooks("")));
-		String valid = Files.readString(compiler.index());
-		String claimsRetry = valid.replace(SCREEN.replace("#", "\\#") + ".signals=",
-				SCREEN.replace("#", "\\#") + ".signals=io.mantlehooks.RetryModel");
-		assertThat(claimsRetry).isNotEqualTo(valid);
+		String claimsRetry = claimRetry(compiler);
+		String line = claimsRetry.lines().filter((text) -> text.startsWith("demo.Hooks ")).findFirst().orElseThrow();
+		String fingerprint = line.split(" ")[1];
+		List<String> garbled = List.of(
+				// escapes, version, no version line, the fingerprint missing or malformed
+				claimsRetry.replace(" screen(", " scr\\uZZZZeen("), claimsRetry.replace(" screen(", " scr\\een("),
+				claimsRetry.replace(VERSION_2, "mantle-hooks.source-checks.version=9"),
+				claimsRetry.replace(VERSION_2 + "\n", ""), claimsRetry.replace(VERSION_2, "# " + VERSION_2),
+				claimsRetry.replace("demo.Hooks " + fingerprint, "demo.Hooks"),
+				claimsRetry.replace(fingerprint, "x" + fingerprint),
+				claimsRetry.replace(fingerprint, fingerprint.toUpperCase(Locale.ROOT) + "ABC"),
+				claimsRetry.replace(fingerprint, fingerprint + ",1"),
+				claimsRetry.replace(fingerprint, fingerprint.substring(0, fingerprint.lastIndexOf(','))),
+				// signals: unknown, none, an empty one
+				claimsRetry.replace("=io.mantlehooks.RetryModel", "=io.mantlehooks.Nonsense"),
+				claimsRetry.replace("=io.mantlehooks.RetryModel", "="),
+				claimsRetry.replace("=io.mantlehooks.RetryModel", "=io.mantlehooks.RetryModel,"),
+				// malformed methods
+				claimsRetry.replace(" " + SCREEN + "=", " " + SCREEN), claimsRetry.replace(" screen(", " ("),
+				claimsRetry.replace(" " + SCREEN, " screen"), claimsRetry.replace(" " + SCREEN, " screen()"),
+				claimsRetry.replace(" screen(", " scr#een("),
+				// separators: two spaces, a trailing space, a tab, CR line ends
+				claimsRetry.replace(" screen(", "  screen("), claimsRetry.replace(line, line + " "),
+				claimsRetry.replace(" screen(", "\tscreen("), claimsRetry.replace("\n", "\r\n"),
+				// two lines for one class, one method twice, a class name with a slash
+				claimsRetry + line + "\n",
+				claimsRetry.replace(line, line + " " + SCREEN + "=io.mantlehooks.RetryModel"),
+				claimsRetry + "demo/Other " + fingerprint + "\n",
+				// a byte beyond ASCII
+				claimsRetry.replace("demo.Hooks ", "demo.Hooks\u00e9 "));
+		assertGarbledIgnored(compiler, claimsRetry, garbled, output);
+	}
+
+	@Test
+	void aVersionOneIndexIsStillReadAndAMethodItDoesNotListIsReadFromTheClassFile(CapturedOutput output)
+			throws Exception {
+		HookClassCompiler compiler = new HookClassCompiler(this.directory);
+		compiler.compile(true, Map.of("demo/Hooks.java",
+				hooks("if (message.text().isEmpty()) { throw new HookRejection(\"no\", \"utter_read\"); }")));
+		String fingerprint = Files.readString(compiler.index())
+			.lines()
+			.filter((text) -> text.startsWith("demo.Hooks "))
+			.findFirst()
+			.orElseThrow()
+			.split(" ")[1];
+		// as an earlier processor wrote it: every method, two keys each
+		String versionOne = "# an index of the first version\nmantle-hooks.source-checks.version=1\n"
+				+ "demo.Hooks.class-file=" + fingerprint + "\n" + "demo.Hooks\\#" + SCREEN
+				+ ".signals=io.mantlehooks.RetryModel\n" + "demo.Hooks\\#" + SCREEN
+				+ ".rejection-names=utter_indexed\n";
+		Files.writeString(compiler.index(), versionOne);
+		try (URLClassLoader loader = compiler.loader()) {
+			SignalUsageInspector inspector = new SignalUsageInspector(new RecordedChecks(), SourceChecks.load(loader));
+			assertThat(inspector.constructedSignals(screen(loader))).containsExactly(RetryModel.class);
+			assertThat(inspector.rejectionResponseNames(screen(loader))).containsExactly("utter_indexed");
+		}
+		// a method missing from a first-version index is read from its class file
+		Files.writeString(compiler.index(), versionOne.replace("#" + SCREEN, "#other" + SCREEN.substring(6)));
+		try (URLClassLoader loader = compiler.loader()) {
+			SourceChecks index = SourceChecks.load(loader);
+			assertThat(index.find(screen(loader))).isNull();
+			SignalUsageInspector inspector = new SignalUsageInspector(new RecordedChecks(), index);
+			assertThat(inspector.constructedSignals(screen(loader))).containsExactly(HookRejection.class);
+			assertThat(inspector.rejectionResponseNames(screen(loader))).containsExactly("utter_read");
+		}
+		assertThat(output).doesNotContain("Ignoring the hook signal index");
+	}
+
+	@Test
+	void aMethodAVersionTwoLineDoesNotListConstructsNothing() throws Exception {
+		HookClassCompiler compiler = new HookClassCompiler(this.directory);
+		compiler.compile(true, Map.of("demo/Hooks.java",
+				hooks("if (message.text().isEmpty()) { throw new HookRejection(\"no\", \"utter_read\"); }")));
+		rewriteIndex(compiler, " " + SCREEN + "=io.mantlehooks.HookRejection=utter_read", "");
+		try (URLClassLoader loader = compiler.loader()) {
+			SourceChecks index = SourceChecks.load(loader);
+			// the class is covered, the method not listed: nothing, without reading the
+			// class file (which says otherwise)
+			assertThat(index.find(screen(loader))).isNotNull();
+			SignalUsageInspector inspector = new SignalUsageInspector(new RecordedChecks(), index);
+			assertThat(inspector.constructedSignals(screen(loader))).isEmpty();
+			assertThat(inspector.rejectionResponseNames(screen(loader))).isEmpty();
+		}
+	}
+
+	@Test
+	void aGarbledVersionOneIndexIsIgnoredWithAWarningNeverTrusted(CapturedOutput output) throws Exception {
+		HookClassCompiler compiler = new HookClassCompiler(this.directory);
+		compiler.compile(true, Map.of("demo/Hooks.java", hooks("")));
+		String fingerprint = Files.readString(compiler.index())
+			.lines()
+			.filter((text) -> text.startsWith("demo.Hooks "))
+			.findFirst()
+			.orElseThrow()
+			.split(" ")[1];
+		String claimsRetry = "mantle-hooks.source-checks.version=1\ndemo.Hooks.class-file=" + fingerprint + "\n"
+				+ "demo.Hooks\\#" + SCREEN + ".signals=io.mantlehooks.RetryModel\n" + "demo.Hooks\\#" + SCREEN
+				+ ".rejection-names=\n";
 		List<String> garbled = List.of(claimsRetry + "broken\\uZZZZ=1\n",
 				claimsRetry.replace("mantle-hooks.source-checks.version=1", "mantle-hooks.source-checks.version=9"),
 				claimsRetry.replaceAll("(?m)^demo\\.Hooks\\.class-file=.*$", ""),
@@ -134,6 +232,12 @@ class SourceChecksTests {
 				claimsRetry.replaceAll("(?m)^(demo\\.Hooks\\.class-file=\\d+,)[0-9a-f]+", "$1ABC"),
 				claimsRetry.replaceAll("(?m)^(demo\\.Hooks\\.class-file=\\d+,[0-9a-f]+),.*$", "$1"),
 				claimsRetry.replaceAll("(?m)^(demo\\.Hooks\\.class-file=.*)$", "$1,1"));
+		assertGarbledIgnored(compiler, claimsRetry, garbled, output);
+	}
+
+	private static void assertGarbledIgnored(HookClassCompiler compiler, String claimsRetry, List<String> garbled,
+			CapturedOutput output) throws Exception {
+		assertThat(garbled).doesNotHaveDuplicates().doesNotContain(claimsRetry);
 		for (String text : garbled) {
 			Files.writeString(compiler.index(), text);
 			try (URLClassLoader loader = compiler.loader()) {
@@ -216,6 +320,74 @@ class SourceChecksTests {
 	}
 
 	@Test
+	void theIndexGivesTheBytecodeResultsForErasedVarargsInnerBridgedAndOddlyNamedHooks() throws Exception {
+		// a method a line does not list constructs nothing, so each listed key must be
+		// the one the runtime builds from the loaded method, each name read back exactly
+		HookClassCompiler compiler = new HookClassCompiler(this.directory);
+		compiler.compile(true, Map.of("demo/Shapes.java",
+				"""
+						package demo;
+						import io.mantlehooks.*;
+						import io.mantlehooks.annotation.*;
+						import java.io.*;
+						import java.util.function.*;
+						public class Shapes<E extends IncomingMessagePayload> {
+							final Supplier<RuntimeException> field = () -> new RetryModel("field");
+							@ModifyIncomingMessage
+							E erased(E message) { throw new HookRejection("no", "utter_erased"); }
+							@ModifyIncomingMessage
+							<T extends IncomingMessagePayload> T bounded(T message) { throw new RetryModel("x"); }
+							@ModifyIncomingMessage
+							<T extends Object & Serializable> T intersection(T message) { throw new RetryModel("x"); }
+							@OnTurnStarted
+							void varargs(TurnStartedPayload... started) {
+								Runnable outer = () -> { Runnable inner = () -> { throw new RetryModel("deep"); }; };
+							}
+							@ModifyIncomingMessage
+							IncomingMessagePayload usesField(IncomingMessagePayload message) { throw this.field.get(); }
+							@ModifyIncomingMessage
+							IncomingMessagePayload names(IncomingMessagePayload message) {
+								switch (message.text()) {
+									case "a": throw new HookRejection("a", "one,two");
+									case "b": throw new HookRejection("b", "");
+									default: throw new HookRejection("c", "gr\\u00fc\\u00dfe =\\\\ x");
+								}
+							}
+							public class Inner {
+								@ModifyIncomingMessage
+								IncomingMessagePayload screen(IncomingMessagePayload message) { throw new RetryModel("inner"); }
+							}
+							public static class Bridged implements Function<IncomingMessagePayload, IncomingMessagePayload> {
+								@ModifyIncomingMessage
+								public IncomingMessagePayload apply(IncomingMessagePayload message) { throw new RetryModel("x"); }
+							}
+							public interface Defaulted {
+								@ModifyIncomingMessage
+								default IncomingMessagePayload screen(IncomingMessagePayload message) {
+									throw new HookRejection("no", "utter_default");
+								}
+							}
+							public enum Kind {
+								A;
+								@ModifyIncomingMessage
+								IncomingMessagePayload screen(IncomingMessagePayload message) { throw new RetryModel("x"); }
+							}
+							public record Pair(String value) {
+								@ModifyIncomingMessage
+								IncomingMessagePayload screen(IncomingMessagePayload message) { throw new RetryModel("x"); }
+							}
+						}
+						"""));
+		try (URLClassLoader loader = compiler.loader()) {
+			assertThat(IndexComparison.assertIndexMatchesBytecode(loader, compiler.classes())).isEqualTo(12);
+			Class<?> shapes = Class.forName("demo.Shapes", false, loader);
+			Method names = shapes.getDeclaredMethod("names", Class.forName("io.mantlehooks.IncomingMessagePayload"));
+			assertThat(SourceChecks.load(loader).find(names).rejectionNames()).containsExactly("one,two", "",
+					"gr\u00fc\u00dfe =\\ x");
+		}
+	}
+
+	@Test
 	void theIndexGivesTheBytecodeResultsForTheProjectsOwnHookClasses() throws Exception {
 		Path tests = Path.of("src/test/java/io/mantlehooks");
 		HookClassCompiler compiler = new HookClassCompiler(this.directory);
@@ -253,9 +425,22 @@ class SourceChecksTests {
 
 	private static void rewriteIndex(HookClassCompiler compiler, String from, String to) throws Exception {
 		String text = Files.readString(compiler.index());
-		String escapedFrom = from.replace("#", "\\#");
-		assertThat(text).contains(escapedFrom);
-		Files.writeString(compiler.index(), text.replace(escapedFrom, to.replace("#", "\\#")));
+		assertThat(text).contains(from);
+		Files.writeString(compiler.index(), text.replace(from, to));
+	}
+
+	/**
+	 * Make the index say that {@code screen}, which constructs nothing, constructs
+	 * {@code RetryModel}: which of the two answered shows.
+	 * @return the index's new text
+	 */
+	private static String claimRetry(HookClassCompiler compiler) throws Exception {
+		String text = Files.readString(compiler.index());
+		assertThat(text).startsWith("#").contains("\n" + VERSION_2 + "\n").doesNotContain(SCREEN);
+		String claimed = text.replaceAll("(?m)^(demo\\.Hooks \\S+)$", "$1 " + SCREEN + "=io.mantlehooks.RetryModel");
+		assertThat(claimed).isNotEqualTo(text);
+		Files.writeString(compiler.index(), claimed);
+		return claimed;
 	}
 
 }

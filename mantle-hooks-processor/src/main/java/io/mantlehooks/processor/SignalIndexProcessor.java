@@ -19,10 +19,11 @@ import com.sun.source.util.JavacTask;
 /**
  * Writes {@value SourceIndex#LOCATION} into the class output: for every class with a hook
  * method (one of the hook annotations of {@code io.mantlehooks.annotation}, directly or
- * as a meta-annotation), the control signals each method constructs and the literal
- * response names it rejects with, found by walking the method bodies after javac analysed
- * them, plus the size, CRC32 and modification time of the class file javac wrote, so the
- * runtime trusts an entry only for exactly that class file.
+ * as a meta-annotation), one line: the size, CRC32 and modification time of the class
+ * file javac wrote, so the runtime trusts the line only for exactly that class file, and
+ * each method that constructs a control signal, with the signals and the literal response
+ * names it rejects with, found by walking the method bodies after javac analysed them (a
+ * method not listed constructs none; see {@link SourceIndex} for the format).
  * <p>
  * Only javac exposes method bodies to processors ({@code com.sun.source}); on another
  * compiler the processor prints a note and writes nothing, and the runtime reads the

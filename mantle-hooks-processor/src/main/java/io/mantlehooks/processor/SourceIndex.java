@@ -1,22 +1,31 @@
 package io.mantlehooks.processor;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
 
 /**
- * The index file: the same per-method keys as the AOT build's
- * {@code bytecode-checks.properties}, plus one {@code .class-file} entry per class with
- * the size, CRC32 and modification time of the class file the entries describe.
+ * The index file, format version 2: one line per hook class, its binary name, the size,
+ * CRC32 and modification time of the class file the line describes, and each method that
+ * constructs a control signal, by name and JVM descriptor, with the signals and the
+ * constant rejection names; a method of the class not on its line constructs none. The
+ * runtime reads it on a cold JVM, so the form is the smallest that says this: about one
+ * short line per class, where version 1 had two properties keys per method.
+ * <p>
+ * <pre>
+ * mantle-hooks.source-checks.version=2
+ * demo.Hooks 1234,5f3a9c01,1733100000000
+ * demo.Guard 2345,a1b2c3d,1733100000000 screen(Ldemo/In;)Ldemo/In;=io.mantlehooks.HookRejection=utter_no
+ * </pre> Fields are separated by one space; a method is
+ * {@code <name><descriptor>=<signals>[=<rejection names>]}, lists separated by commas.
+ * Any character outside printable ASCII, and {@code \}, {@code ,}, {@code =}, is written
+ * as {@code \}{@code uXXXX}, so the file is ASCII and a rejection name can hold anything
+ * (identifiers and descriptors never hold the separators).
  */
 final class SourceIndex {
 
@@ -26,13 +35,10 @@ final class SourceIndex {
 	/** The format version the runtime checks before it trusts anything in the file. */
 	static final String VERSION_KEY = "mantle-hooks.source-checks.version";
 
-	static final String VERSION = "1";
+	static final String VERSION = "2";
 
-	static final String CLASS_FILE = ".class-file";
-
-	private static final String SIGNALS = ".signals";
-
-	private static final String NAMES = ".rejection-names";
+	/** The first line that is not a comment. */
+	static final String VERSION_LINE = VERSION_KEY + "=" + VERSION;
 
 	private SourceIndex() {
 	}
@@ -40,7 +46,9 @@ final class SourceIndex {
 	/**
 	 * Write the index: this compilation's classes, plus the classes of an existing index
 	 * that were not recompiled and whose class file is still the one it describes (a
-	 * compiler that compiled only some sources leaves the others' entries valid).
+	 * compiler that compiled only some sources leaves the others' entries valid). An
+	 * existing index of another version, or one this cannot read, is replaced: its
+	 * classes are checked from their class files until they are compiled again.
 	 * @param indexFile the index file in the class output
 	 * @param classOutput the class output directory
 	 * @param analysed the classes with hook methods walked in this compilation
@@ -48,9 +56,9 @@ final class SourceIndex {
 	 */
 	static void merge(Path indexFile, Path classOutput, Map<String, ClassChecks> analysed, Set<String> generated)
 			throws IOException {
-		Map<String, String> entries = new TreeMap<>();
+		Map<String, String> lines = new TreeMap<>();
 		if (Files.isRegularFile(indexFile)) {
-			keepValid(read(indexFile), classOutput, generated, entries);
+			keepValid(Files.readString(indexFile, StandardCharsets.ISO_8859_1), classOutput, generated, lines);
 		}
 		for (Map.Entry<String, ClassChecks> checked : analysed.entrySet()) {
 			String className = checked.getKey();
@@ -59,59 +67,51 @@ final class SourceIndex {
 				// not written by javac (an error): the file is not what was walked
 				continue;
 			}
-			entries.put(className + CLASS_FILE, fingerprint(classFile));
-			checked.getValue().methods().forEach((method, found) -> {
-				entries.put(className + "#" + method + SIGNALS, String.join(",", found.signals()));
-				entries.put(className + "#" + method + NAMES, String.join(",", found.rejectionNames()));
-			});
+			lines.put(className, line(className, fingerprint(classFile), checked.getValue().methods()));
 		}
-		if (entries.isEmpty() && !Files.exists(indexFile)) {
+		if (lines.isEmpty() && !Files.exists(indexFile)) {
 			return;
 		}
 		Files.createDirectories(indexFile.getParent());
-		Files.writeString(indexFile, format(entries), StandardCharsets.ISO_8859_1);
+		Files.writeString(indexFile, format(lines), StandardCharsets.ISO_8859_1);
 	}
 
-	private static void keepValid(Properties existing, Path classOutput, Set<String> generated,
-			Map<String, String> entries) throws IOException {
-		if (!VERSION.equals(existing.getProperty(VERSION_KEY))) {
-			return;
-		}
-		Map<String, Boolean> keep = new TreeMap<>();
-		for (String key : existing.stringPropertyNames()) {
-			if (key.equals(VERSION_KEY)) {
+	/**
+	 * Keep the lines of an existing version 2 index whose class was not recompiled now,
+	 * still exists, and is still the class file the line describes.
+	 */
+	private static void keepValid(String existing, Path classOutput, Set<String> generated, Map<String, String> lines)
+			throws IOException {
+		boolean versioned = false;
+		for (String line : existing.split("\n")) {
+			if (line.isEmpty() || line.startsWith("#")) {
 				continue;
 			}
-			int hash = key.indexOf('#');
-			String className = (hash >= 0) ? key.substring(0, hash)
-					: key.endsWith(CLASS_FILE) ? key.substring(0, key.length() - CLASS_FILE.length()) : null;
+			if (!versioned) {
+				if (!line.equals(VERSION_LINE)) {
+					// another version, or not this processor's file: start afresh
+					return;
+				}
+				versioned = true;
+				continue;
+			}
+			int space = line.indexOf(' ');
+			if (space <= 0) {
+				continue;
+			}
+			int end = line.indexOf(' ', space + 1);
+			String className = unescape(line.substring(0, space));
+			String fingerprint = line.substring(space + 1, (end < 0) ? line.length() : end);
 			if (className == null) {
 				continue;
 			}
-			Boolean kept = keep.get(className);
-			if (kept == null) {
-				// recompiled now, deleted, or recompiled since without the processor
-				Path classFile = classFile(classOutput, className);
-				kept = !generated.contains(className) && Files.isRegularFile(classFile)
-						&& fingerprint(classFile).equals(existing.getProperty(className + CLASS_FILE));
-				keep.put(className, kept);
-			}
-			if (kept) {
-				entries.put(key, existing.getProperty(key));
+			// recompiled now, deleted, or recompiled since without the processor
+			Path classFile = classFile(classOutput, className);
+			if (!generated.contains(className) && Files.isRegularFile(classFile)
+					&& fingerprint(classFile).equals(fingerprint)) {
+				lines.put(className, line);
 			}
 		}
-	}
-
-	private static Properties read(Path indexFile) throws IOException {
-		Properties properties = new Properties();
-		try (InputStream in = Files.newInputStream(indexFile)) {
-			properties.load(in);
-		}
-		catch (IllegalArgumentException ex) {
-			// garbled: start afresh
-			properties.clear();
-		}
-		return properties;
 	}
 
 	static Path classFile(Path classOutput, String binaryName) {
@@ -130,30 +130,85 @@ final class SourceIndex {
 				+ Files.getLastModifiedTime(classFile).toMillis();
 	}
 
-	private static String format(Map<String, String> entries) {
-		StringBuilder text = new StringBuilder();
-		text.append("# mantle-hooks: control signals each hook method constructs, found at compile time\n");
-		text.append("# by mantle-hooks-processor; trusted at startup only for the class files described\n");
-		text.append(line(VERSION_KEY, VERSION));
-		entries.forEach((key, value) -> text.append(line(key, value)));
-		return text.toString();
+	/**
+	 * One class's line: only the methods that construct a signal are listed.
+	 */
+	static String line(String className, String fingerprint, Map<String, MethodScanner.Found> methods) {
+		StringBuilder line = new StringBuilder(escape(className)).append(' ').append(fingerprint);
+		new TreeMap<>(methods).forEach((method, found) -> {
+			if (found.signals().isEmpty()) {
+				return;
+			}
+			line.append(' ').append(escape(method)).append('=').append(String.join(",", found.signals()));
+			if (!found.rejectionNames().isEmpty()) {
+				line.append('=');
+				String separator = "";
+				for (String name : found.rejectionNames()) {
+					line.append(separator).append(escape(name));
+					separator = ",";
+				}
+			}
+		});
+		return line.toString();
 	}
 
-	private static String line(String key, String value) {
-		// Properties' own escaping, one entry at a time, without its date comment, so the
-		// file is sorted and reproducible
-		Properties one = new Properties();
-		one.setProperty(key, value);
-		ByteArrayOutputStream out = new ByteArrayOutputStream();
-		try {
-			// the stream form escapes non-Latin-1 characters for Properties.load
-			one.store(out, null);
+	static String escape(String text) {
+		StringBuilder escaped = null;
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			boolean plain = c > ' ' && c < 0x7f && c != '\\' && c != ',' && c != '=';
+			if (!plain && escaped == null) {
+				escaped = new StringBuilder(text.length() + 16).append(text, 0, i);
+			}
+			if (escaped != null) {
+				if (plain) {
+					escaped.append(c);
+				}
+				else {
+					escaped.append(String.format("\\u%04x", (int) c));
+				}
+			}
 		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
+		return (escaped != null) ? escaped.toString() : text;
+	}
+
+	/**
+	 * Undo {@link #escape(String)}, {@code null} for a malformed escape.
+	 */
+	static String unescape(String text) {
+		int backslash = text.indexOf('\\');
+		if (backslash < 0) {
+			return text;
 		}
-		String stored = out.toString(StandardCharsets.ISO_8859_1);
-		return stored.substring(stored.indexOf('\n') + 1).replace(System.lineSeparator(), "\n");
+		StringBuilder plain = new StringBuilder(text.length());
+		int from = 0;
+		while (backslash >= 0) {
+			if (backslash + 6 > text.length() || text.charAt(backslash + 1) != 'u') {
+				return null;
+			}
+			try {
+				plain.append(text, from, backslash)
+					.append((char) Integer.parseInt(text.substring(backslash + 2, backslash + 6), 16));
+			}
+			catch (NumberFormatException ex) {
+				return null;
+			}
+			from = backslash + 6;
+			backslash = text.indexOf('\\', from);
+		}
+		return plain.append(text, from, text.length()).toString();
+	}
+
+	private static String format(Map<String, String> lines) {
+		StringBuilder text = new StringBuilder();
+		text.append("# mantle-hooks: control signals hook methods construct, found at compile time by\n");
+		text.append("# mantle-hooks-processor. One line per hook class: binary name, class file size, CRC32\n");
+		text.append("# and modification time (trusted at startup only for that class file), then each method\n");
+		text.append("# that constructs a signal: <name><descriptor>=<signals>[=<rejection names>]. A method\n");
+		text.append("# not listed constructs none.\n");
+		text.append(VERSION_LINE).append('\n');
+		lines.values().forEach((line) -> text.append(line).append('\n'));
+		return text.toString();
 	}
 
 	/**

@@ -1,9 +1,16 @@
 package io.mantlehooks.processor;
 
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
-import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.zip.CRC32;
 
 import org.junit.jupiter.api.Test;
@@ -17,8 +24,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the class file.
  */
 class SignalIndexProcessorTests {
-
-	private static final String HOOKS = "demo.Hooks#";
 
 	@TempDir
 	Path directory;
@@ -59,19 +64,16 @@ class SignalIndexProcessorTests {
 					}
 				}
 				"""));
-		Properties index = compiler.readIndex();
-		assertThat(index.getProperty(HOOKS + "body(Ljava/lang/String;)Ljava/lang/String;.signals"))
-			.isEqualTo("io.mantlehooks.RetryModel");
-		assertThat(index.getProperty(HOOKS + "lambda(Ljava/lang/String;)Ljava/lang/String;.signals"))
-			.isEqualTo("io.mantlehooks.HookRejection");
-		assertThat(index.getProperty(HOOKS + "anonymous(Ljava/lang/String;)Ljava/lang/Object;.signals")).isEmpty();
-		assertThat(index.getProperty(HOOKS + "subclassAndReference(Ljava/lang/String;)Ljava/lang/Object;.signals"))
-			.isEmpty();
-		// every method of a hook class is recorded: a hook inherited by a bean is looked
-		// up
-		// under its declaring class
-		assertThat(index.getProperty(HOOKS + "notAHook(Ljava/lang/String;)Ljava/lang/String;.signals"))
-			.isEqualTo("io.mantlehooks.RetryModel");
+		// one line for the class: only the methods that construct a signal are listed
+		// (anonymous and subclassAndReference construct none, so they are not); every
+		// such method of a hook class is, as a hook inherited by a bean is looked up
+		// under
+		// its declaring class
+		assertThat(compiler.readIndex()).containsExactly(Map.entry("demo.Hooks",
+				compiler.fingerprint("demo.Hooks")
+						+ " body(Ljava/lang/String;)Ljava/lang/String;=io.mantlehooks.RetryModel"
+						+ " lambda(Ljava/lang/String;)Ljava/lang/String;=io.mantlehooks.HookRejection"
+						+ " notAHook(Ljava/lang/String;)Ljava/lang/String;=io.mantlehooks.RetryModel"));
 	}
 
 	@Test
@@ -105,9 +107,8 @@ class SignalIndexProcessorTests {
 					}
 				}
 				"""));
-		Properties index = compiler.readIndex();
-		assertThat(index.getProperty(HOOKS + "names(Ljava/lang/String;)Ljava/lang/String;.rejection-names"))
-			.isEqualTo("utter_literal,utter_blocked,utter_elsewhere2");
+		assertThat(compiler.readIndex().get("demo.Hooks")).endsWith(" names(Ljava/lang/String;)Ljava/lang/String;"
+				+ "=io.mantlehooks.HookRejection=utter_literal,utter_blocked,utter_elsewhere2");
 	}
 
 	@Test
@@ -136,10 +137,10 @@ class SignalIndexProcessorTests {
 					}
 				}
 				"""));
-		Properties index = compiler.readIndex();
-		assertThat(index.getProperty(HOOKS + "screen(Ljava/lang/String;)Ljava/lang/String;.rejection-names"))
-			.isEqualTo("utter_composed");
-		assertThat(index.stringPropertyNames()).noneMatch((key) -> key.startsWith("demo.Hooks$Plain"));
+		Map<String, String> index = compiler.readIndex();
+		assertThat(index.get("demo.Hooks"))
+			.endsWith(" screen(Ljava/lang/String;)Ljava/lang/String;=io.mantlehooks.HookRejection=utter_composed");
+		assertThat(index).containsOnlyKeys("demo.Hooks");
 	}
 
 	@Test
@@ -158,9 +159,9 @@ class SignalIndexProcessorTests {
 		byte[] bytes = Files.readAllBytes(classFile);
 		CRC32 crc = new CRC32();
 		crc.update(bytes);
-		assertThat(compiler.readIndex().getProperty("demo.Hooks$Inner.class-file")).isEqualTo(bytes.length + ","
-				+ Long.toHexString(crc.getValue()) + "," + Files.getLastModifiedTime(classFile).toMillis());
-		assertThat(compiler.readIndex().getProperty("demo.Hooks.class-file")).isNull();
+		// a class whose methods construct nothing is its fingerprint alone
+		assertThat(compiler.readIndex()).containsExactly(Map.entry("demo.Hooks$Inner", bytes.length + ","
+				+ Long.toHexString(crc.getValue()) + "," + Files.getLastModifiedTime(classFile).toMillis()));
 	}
 
 	@Test
@@ -168,16 +169,173 @@ class SignalIndexProcessorTests {
 		TestCompiler compiler = new TestCompiler(this.directory);
 		compiler.compile(true, Map.of("demo/A.java", hookClass("A", "utter_a"), "demo/B.java",
 				hookClass("B", "utter_b"), "demo/C.java", hookClass("C", "utter_c")));
-		assertThat(compiler.readIndex().getProperty("demo.C#screen(Ljava/lang/String;)V.rejection-names"))
-			.isEqualTo("utter_c");
+		assertThat(compiler.readIndex().get("demo.C")).endsWith("=utter_c");
 		Files.delete(compiler.classes().resolve("demo/A.class"));
 		// C recompiled without the processor: its entry is stale now
 		compiler.compile(false, Map.of("demo/C.java", hookClass("C", "utter_c_changed_without_the_processor")));
 		compiler.compile(true, Map.of("demo/B.java", hookClass("B", "utter_b2")));
-		Properties index = compiler.readIndex();
-		assertThat(index.getProperty("demo.B#screen(Ljava/lang/String;)V.rejection-names")).isEqualTo("utter_b2");
-		assertThat(index.stringPropertyNames()).noneMatch((key) -> key.startsWith("demo.A"))
-			.noneMatch((key) -> key.startsWith("demo.C"));
+		assertThat(compiler.readIndex()).containsOnlyKeys("demo.B")
+			.containsEntry("demo.B", compiler.fingerprint("demo.B")
+					+ " screen(Ljava/lang/String;)V=io.mantlehooks.HookRejection=utter_b2");
+	}
+
+	@Test
+	void listedMethodsCarryTheDescriptorsOfTheirBytecode() throws Exception {
+		// a method not listed constructs nothing, so a listed method's key must be the
+		// one the runtime builds from the loaded method: erasure, arrays, varargs, inner
+		// classes, type annotations
+		TestCompiler compiler = new TestCompiler(this.directory);
+		compiler.compile(true, Map.of("demo/Shapes.java", """
+				package demo;
+				import io.mantlehooks.*;
+				import io.mantlehooks.annotation.*;
+				import java.io.*;
+				import java.util.*;
+				import java.util.function.*;
+				public class Shapes<E extends Number> {
+					@ModifyIncomingMessage
+					String hook(String text) { throw new RetryModel("hook"); }
+					<T extends CharSequence> T bounded(T value) { throw new RetryModel("x"); }
+					<T extends Object & Runnable> void intersection(T value) { throw new RetryModel("x"); }
+					<T extends Runnable & Serializable> T intersection2(T value) { throw new RetryModel("x"); }
+					<T, U extends T> U chained(U value) { throw new RetryModel("x"); }
+					void varargs(String... values) { throw new RetryModel("x"); }
+					<T extends Number> void genericVarargs(T... values) { throw new RetryModel("x"); }
+					void arrays(int[][] grid, List<String>[] lists, E[] numbers) { throw new RetryModel("x"); }
+					Map.Entry<String, Integer> nested(Map<String, ? extends Number> map) { throw new RetryModel("x"); }
+					E generic(E value, Inner inner, Shapes<Integer>.Inner other) { throw new RetryModel("x"); }
+					static void primitives(boolean a, byte b, char c, short d, int e, long f, float g, double h) {
+						throw new RetryModel("x");
+					}
+					void annotated(@Nullable String value, List<@Nullable String> values, String @Nullable [] array) {
+						throw new RetryModel("x");
+					}
+					Runnable lambda() { return () -> { throw new RetryModel("x"); }; }
+					void nothing(String text) { }
+					public class Inner {
+						@ModifyIncomingMessage
+						String screen(String text) { throw new HookRejection("no"); }
+						Inner self(Inner other) { throw new RetryModel("x"); }
+					}
+					public static class Bridged implements Function<String, String>, Comparable<Bridged> {
+						@ModifyIncomingMessage
+						public String apply(String text) { throw new RetryModel("x"); }
+						public int compareTo(Bridged other) { throw new RetryModel("x"); }
+					}
+					public enum Kind {
+						A;
+						@ModifyIncomingMessage
+						String screen(String text) { throw new RetryModel("x"); }
+					}
+				}
+				"""));
+		Map<String, String> index = compiler.readIndex();
+		assertThat(index).containsOnlyKeys("demo.Shapes", "demo.Shapes$Inner", "demo.Shapes$Bridged",
+				"demo.Shapes$Kind");
+		try (URLClassLoader loader = new URLClassLoader(new URL[] { compiler.classes().toUri().toURL() })) {
+			for (Map.Entry<String, String> line : index.entrySet()) {
+				Class<?> type = Class.forName(line.getKey(), false, loader);
+				Set<String> expected = new TreeSet<>();
+				for (Method method : type.getDeclaredMethods()) {
+					// bridges, values() and valueOf(..) construct nothing; every
+					// other method here but nothing(..) does
+					if (!method.isSynthetic() && !method.isBridge() && !method.getName().equals("nothing")
+							&& !(type.isEnum() && method.getName().startsWith("value"))) {
+						expected.add(method.getName() + descriptor(method));
+					}
+				}
+				Set<String> listed = new TreeSet<>();
+				for (String token : line.getValue().substring(line.getValue().indexOf(' ') + 1).split(" ")) {
+					listed.add(token.substring(0, token.indexOf('=')));
+				}
+				assertThat(listed).as(line.getKey()).isEqualTo(expected);
+			}
+		}
+		assertThat(index.get("demo.Shapes")).contains(" bounded(Ljava/lang/CharSequence;)Ljava/lang/CharSequence;=")
+			.contains(" intersection(Ljava/lang/Object;)V=")
+			.contains(" intersection2(Ljava/lang/Runnable;)Ljava/lang/Runnable;=")
+			.contains(" genericVarargs([Ljava/lang/Number;)V=")
+			.contains(" generic(Ljava/lang/Number;Ldemo/Shapes$Inner;Ldemo/Shapes$Inner;)Ljava/lang/Number;=")
+			.contains(" lambda()Ljava/lang/Runnable;=io.mantlehooks.RetryModel");
+	}
+
+	@Test
+	void anyRejectionNameAndClassNameIsWrittenAsAsciiAndReadBackExactly() throws Exception {
+		TestCompiler compiler = new TestCompiler(this.directory);
+		compiler.compile(true, Map.of("demo/Pr\u00fcfung.java", """
+				package demo;
+				import io.mantlehooks.*;
+				import io.mantlehooks.annotation.*;
+				public class Pr\\u00fcfung {
+					@ModifyIncomingMessage
+					String screen(String text) {
+						switch (text) {
+							case "a": throw new HookRejection("a", "one,two");
+							case "b": throw new HookRejection("b", "with space=and\\\\backslash");
+							case "c": throw new HookRejection("c", "gr\\u00fc\\u00dfe \\u2603\\n");
+							default: throw new HookRejection("d", "");
+						}
+					}
+				}
+				"""));
+		byte[] bytes = Files.readAllBytes(compiler.index());
+		for (byte b : bytes) {
+			assertThat(b).as("an ASCII file").isBetween((byte) 0, (byte) 0x7f);
+		}
+		String line = compiler.readIndex().get("demo.Pr\u00fcfung");
+		assertThat(line).isNotNull();
+		String names = line.substring(line.lastIndexOf('=') + 1);
+		List<String> read = new ArrayList<>();
+		for (String name : names.split(",", -1)) {
+			read.add(SourceIndex.unescape(name));
+		}
+		assertThat(read).containsExactly("one,two", "with space=and\\backslash", "gr\u00fc\u00dfe \u2603\n", "");
+		assertThat(new String(bytes, StandardCharsets.US_ASCII)).contains("demo.Pr\\u00fcfung ");
+	}
+
+	@Test
+	void anIndexOfTheFirstVersionIsReplacedNotMerged() throws Exception {
+		TestCompiler compiler = new TestCompiler(this.directory);
+		compiler.compile(true, Map.of("demo/A.java", hookClass("A", "utter_a")));
+		String fingerprint = compiler.fingerprint("demo.A");
+		Files.writeString(compiler.index(),
+				"mantle-hooks.source-checks.version=1\ndemo.A.class-file=" + fingerprint
+						+ "\ndemo.A\\#screen(Ljava/lang/String;)V.signals=io.mantlehooks.HookRejection\n"
+						+ "demo.A\\#screen(Ljava/lang/String;)V.rejection-names=utter_a\n");
+		compiler.compile(true, Map.of("demo/B.java", hookClass("B", "utter_b")));
+		// A's class file is unchanged, but a first-version entry says nothing about
+		// methods it does not list in the second version's terms: A is read at startup
+		// until it is compiled again
+		assertThat(compiler.readIndex()).containsOnlyKeys("demo.B");
+	}
+
+	private static String descriptor(Method method) {
+		StringBuilder descriptor = new StringBuilder("(");
+		for (Class<?> parameter : method.getParameterTypes()) {
+			descriptor.append(descriptor(parameter));
+		}
+		return descriptor.append(')').append(descriptor(method.getReturnType())).toString();
+	}
+
+	private static String descriptor(Class<?> type) {
+		if (type.isArray()) {
+			return "[" + descriptor(type.getComponentType());
+		}
+		if (!type.isPrimitive()) {
+			return "L" + type.getName().replace('.', '/') + ";";
+		}
+		return switch (type.getName()) {
+			case "void" -> "V";
+			case "boolean" -> "Z";
+			case "byte" -> "B";
+			case "char" -> "C";
+			case "short" -> "S";
+			case "int" -> "I";
+			case "long" -> "J";
+			case "float" -> "F";
+			case "double" -> "D";
+			default -> throw new IllegalArgumentException(type.getName());
+		};
 	}
 
 	private static String hookClass(String name, String response) {

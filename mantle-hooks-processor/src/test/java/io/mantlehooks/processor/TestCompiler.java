@@ -1,14 +1,15 @@
 package io.mantlehooks.processor;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
+import java.util.zip.CRC32;
 
 import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
@@ -100,12 +101,32 @@ final class TestCompiler {
 		return this.classes.resolve(SourceIndex.LOCATION);
 	}
 
-	Properties readIndex() throws IOException {
-		Properties properties = new Properties();
-		try (InputStream in = Files.newInputStream(index())) {
-			properties.load(in);
+	/**
+	 * Read the index's class lines: the binary name (first field) to the rest of the
+	 * line.
+	 */
+	Map<String, String> readIndex() throws IOException {
+		String text = Files.readString(index(), StandardCharsets.US_ASCII);
+		List<String> lines = text.lines().filter((line) -> !line.startsWith("#")).toList();
+		assertThat(lines).first().isEqualTo(SourceIndex.VERSION_LINE);
+		Map<String, String> classes = new LinkedHashMap<>();
+		for (String line : lines.subList(1, lines.size())) {
+			int space = line.indexOf(' ');
+			assertThat(classes.put(SourceIndex.unescape(line.substring(0, space)), line.substring(space + 1))).isNull();
 		}
-		return properties;
+		return classes;
+	}
+
+	/**
+	 * The fingerprint of a class file as the index writes it.
+	 */
+	String fingerprint(String binaryName) throws IOException {
+		Path classFile = this.classes.resolve(binaryName.replace('.', '/') + ".class");
+		byte[] bytes = Files.readAllBytes(classFile);
+		CRC32 crc = new CRC32();
+		crc.update(bytes);
+		return bytes.length + "," + Long.toHexString(crc.getValue()) + ","
+				+ Files.getLastModifiedTime(classFile).toMillis();
 	}
 
 }
