@@ -1,8 +1,10 @@
 package io.mantlehooks.console;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -17,10 +19,12 @@ import java.util.Set;
  * The recorder has no attempt number: a model-request row knows its model call from its
  * payload's {@code iteration}, a model-response payload carries none. So rows are
  * attributed to model calls by their order in the turn: a row belongs to the model call
- * of the latest model-request row started before it. A model-request or model-response
- * row whose call is not known (no model-request hooks; a hook that was not called has no
- * payload) starts a new model call when its hook already has a row at that point in the
- * current call, or when the current call already had a row of a later point.
+ * of the latest model-request row started before it, except a model-request row of a call
+ * already seen (an observer that waited in the queue while the turn went on), which
+ * belongs to the call its payload names. A model-request or model-response row whose call
+ * is not known (no model-request hooks; a hook that was not called has no payload) starts
+ * a new model call when its hook already has a row at that point in the current call, or
+ * when the current call already had a row of a later point.
  */
 final class ModelCallAttempts {
 
@@ -44,12 +48,25 @@ final class ModelCallAttempts {
 	static List<RecordedHook> label(List<Row> rows) {
 		List<Integer> callOfRow = new ArrayList<>(rows.size());
 		List<Boolean> retried = new ArrayList<>();
+		Map<Integer, Call> byIteration = new HashMap<>();
 		Call current = null;
 		for (Row row : rows) {
 			String point = row.hook().point();
 			int stage = STAGES.indexOf(point);
 			if (stage < 0) {
 				callOfRow.add(-1);
+				continue;
+			}
+			Call known = (stage == 0) ? byIteration.get(row.iteration()) : null;
+			if (known != null && known != current) {
+				// an observer of an earlier call that started late (observers wait in a
+				// queue under load): its payload names its call, and the current call
+				// stays the one the next rows belong to
+				known.add(row, stage);
+				callOfRow.add(known.index);
+				if (RETRIED.equals(row.hook().outcome())) {
+					retried.set(known.index, true);
+				}
 				continue;
 			}
 			if (stage <= 1 && (current == null || current.startedBy(row, stage))) {
@@ -62,6 +79,9 @@ final class ModelCallAttempts {
 				continue;
 			}
 			current.add(row, stage);
+			if (current.iteration > 0) {
+				byIteration.putIfAbsent(current.iteration, current);
+			}
 			callOfRow.add(current.index);
 			if (RETRIED.equals(row.hook().outcome())) {
 				retried.set(current.index, true);

@@ -49,6 +49,26 @@ class ModelCallAttemptsTests {
 	}
 
 	@Test
+	void anObserverOfAnEarlierAttemptThatStartsLateKeepsItsAttemptAndTheAttemptsAfterIt() {
+		TurnRecorder recorder = new TurnRecorder(10, false, Clock.systemUTC());
+		TurnObservationContext turn = TurnRecorderTests.turn(recorder, TURN);
+		request(recorder, 1, "guard.redact", "modify");
+		hook(recorder, HookPoint.MODEL_RESPONSE, "grounding.rejectGuesses", "modify", "retried");
+		request(recorder, 2, "guard.redact", "modify");
+		// the first attempt's observer waited in the observer queue (a loaded machine)
+		// and starts after the second attempt's request hook
+		request(recorder, 1, "audit.request", "observe");
+		hook(recorder, HookPoint.MODEL_RESPONSE, "grounding.rejectGuesses", "modify", "proceeded");
+		request(recorder, 2, "audit.request", "observe");
+		TurnRecorderTests.stop(recorder, turn, "completed");
+
+		assertThat(labels(recorder.turn(TURN).orElseThrow())).containsExactly("model-request guard.redact attempt 1",
+				"model-response grounding.rejectGuesses attempt 1", "model-request guard.redact attempt 2",
+				"model-request audit.request attempt 1", "model-response grounding.rejectGuesses attempt 2",
+				"model-request audit.request attempt 2");
+	}
+
+	@Test
 	void withoutModelRequestHooksTheResponsesOrderTellsTheCallsApart() {
 		TurnRecorder recorder = new TurnRecorder(10, false, Clock.systemUTC());
 		TurnObservationContext turn = TurnRecorderTests.turn(recorder, TURN);
