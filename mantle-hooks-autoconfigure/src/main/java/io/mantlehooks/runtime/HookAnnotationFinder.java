@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -68,11 +69,36 @@ final class HookAnnotationFinder {
 		if (facts.hookMethods().isEmpty() && facts != Facts.UNKNOWN) {
 			return Collections.emptyMap();
 		}
+		if (facts != Facts.UNKNOWN && type.getSuperclass() == Object.class && type.getInterfaces().length == 0) {
+			return ownHookMethods(type, facts);
+		}
 		return MethodIntrospector.selectMethods(type,
 				(MethodIntrospector.MetadataLookup<List<MergedAnnotation<Annotation>>>) (method) -> {
 					List<MergedAnnotation<Annotation>> found = hookAnnotations(method, facts);
 					return found.isEmpty() ? null : found;
 				});
+	}
+
+	/**
+	 * What {@link MethodIntrospector#selectMethods} selects on a class directly below
+	 * {@code Object} with no interfaces (the common bean class, and no JDK or CGLIB
+	 * proxy, which always has a superclass or interfaces): its own methods that are not
+	 * bridges or synthetic, each its own most specific method, in declaration order. The
+	 * same answer without the walk over the type hierarchy and the per-method
+	 * most-specific and bridge lookups, which on a cold JVM cost about as much as the
+	 * annotations themselves.
+	 */
+	private Map<Method, List<MergedAnnotation<Annotation>>> ownHookMethods(Class<?> type, Facts facts) {
+		Map<Method, List<MergedAnnotation<Annotation>>> found = new LinkedHashMap<>();
+		ReflectionUtils.doWithLocalMethods(type, (method) -> {
+			if (ReflectionUtils.USER_DECLARED_METHODS.matches(method)) {
+				List<MergedAnnotation<Annotation>> annotations = hookAnnotations(method, facts);
+				if (!annotations.isEmpty()) {
+					found.put(method, annotations);
+				}
+			}
+		});
+		return found;
 	}
 
 	/**
