@@ -123,7 +123,10 @@ final class HookAnnotationFinder {
 	 */
 	MergedAnnotation<ForAgent> forAgent(Method method, Class<?> type) {
 		Facts facts = facts(type);
-		if (!facts.agentMethods().contains(signature(method)) && facts != Facts.UNKNOWN) {
+		// no method of the hierarchy declares @ForAgent (the common case): no signature
+		// to build
+		if (facts != Facts.UNKNOWN
+				&& (facts.agentMethods().isEmpty() || !facts.agentMethods().contains(signature(method)))) {
 			return MergedAnnotation.missing();
 		}
 		return MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).get(ForAgent.class);
