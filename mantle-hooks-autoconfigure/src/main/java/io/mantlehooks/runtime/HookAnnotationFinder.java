@@ -249,10 +249,23 @@ final class HookAnnotationFinder {
 		if (hookRelevant > 0) {
 			List<Annotated> known = hookMethods.computeIfAbsent(signature(method), (key) -> new ArrayList<>(1));
 			// an interface's default method is listed with each class that inherits it
-			if (known.stream().noneMatch((annotated) -> annotated.method().equals(method))) {
+			if (!listed(known, method)) {
 				known.add(new Annotated(method, (hookRelevant == 1) ? direct : null));
 			}
 		}
+	}
+
+	/**
+	 * Whether the method is listed already (a loop, not a stream: this runs for every
+	 * hook method, mostly before the JIT has compiled anything).
+	 */
+	private static boolean listed(List<Annotated> known, Method method) {
+		for (Annotated annotated : known) {
+			if (annotated.method().equals(method)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private Relevance relevance(Class<? extends Annotation> type) {
