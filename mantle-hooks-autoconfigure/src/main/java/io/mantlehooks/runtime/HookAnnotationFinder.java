@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -68,11 +69,36 @@ final class HookAnnotationFinder {
 		if (facts.hookMethods().isEmpty() && facts != Facts.UNKNOWN) {
 			return Collections.emptyMap();
 		}
+		if (facts != Facts.UNKNOWN && type.getSuperclass() == Object.class && type.getInterfaces().length == 0) {
+			return ownHookMethods(type, facts);
+		}
 		return MethodIntrospector.selectMethods(type,
 				(MethodIntrospector.MetadataLookup<List<MergedAnnotation<Annotation>>>) (method) -> {
 					List<MergedAnnotation<Annotation>> found = hookAnnotations(method, facts);
 					return found.isEmpty() ? null : found;
 				});
+	}
+
+	/**
+	 * What {@link MethodIntrospector#selectMethods} selects on a class directly below
+	 * {@code Object} with no interfaces (the common bean class, and no JDK or CGLIB
+	 * proxy, which always has a superclass or interfaces): its own methods that are not
+	 * bridges or synthetic, each its own most specific method, in declaration order. The
+	 * same answer without the walk over the type hierarchy and the per-method
+	 * most-specific and bridge lookups, which on a cold JVM cost about as much as the
+	 * annotations themselves.
+	 */
+	private Map<Method, List<MergedAnnotation<Annotation>>> ownHookMethods(Class<?> type, Facts facts) {
+		Map<Method, List<MergedAnnotation<Annotation>>> found = new LinkedHashMap<>();
+		ReflectionUtils.doWithLocalMethods(type, (method) -> {
+			if (ReflectionUtils.USER_DECLARED_METHODS.matches(method)) {
+				List<MergedAnnotation<Annotation>> annotations = hookAnnotations(method, facts);
+				if (!annotations.isEmpty()) {
+					found.put(method, annotations);
+				}
+			}
+		});
+		return found;
 	}
 
 	/**
@@ -97,7 +123,10 @@ final class HookAnnotationFinder {
 	 */
 	MergedAnnotation<ForAgent> forAgent(Method method, Class<?> type) {
 		Facts facts = facts(type);
-		if (!facts.agentMethods().contains(signature(method)) && facts != Facts.UNKNOWN) {
+		// no method of the hierarchy declares @ForAgent (the common case): no signature
+		// to build
+		if (facts != Facts.UNKNOWN
+				&& (facts.agentMethods().isEmpty() || !facts.agentMethods().contains(signature(method)))) {
 			return MergedAnnotation.missing();
 		}
 		return MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).get(ForAgent.class);
@@ -220,10 +249,23 @@ final class HookAnnotationFinder {
 		if (hookRelevant > 0) {
 			List<Annotated> known = hookMethods.computeIfAbsent(signature(method), (key) -> new ArrayList<>(1));
 			// an interface's default method is listed with each class that inherits it
-			if (known.stream().noneMatch((annotated) -> annotated.method().equals(method))) {
+			if (!listed(known, method)) {
 				known.add(new Annotated(method, (hookRelevant == 1) ? direct : null));
 			}
 		}
+	}
+
+	/**
+	 * Whether the method is listed already (a loop, not a stream: this runs for every
+	 * hook method, mostly before the JIT has compiled anything).
+	 */
+	private static boolean listed(List<Annotated> known, Method method) {
+		for (Annotated annotated : known) {
+			if (annotated.method().equals(method)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private Relevance relevance(Class<? extends Annotation> type) {

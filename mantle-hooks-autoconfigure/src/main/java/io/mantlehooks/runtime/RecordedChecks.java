@@ -55,7 +55,8 @@ final class RecordedChecks {
 	 * @return the record, {@code null} when the method was not checked at build time
 	 */
 	@Nullable Checked find(Method method) {
-		return this.checked.get(key(method));
+		// nothing recorded (any start outside a native image): no descriptor to build
+		return this.checked.isEmpty() ? null : this.checked.get(key(method));
 	}
 
 	boolean isEmpty() {
