@@ -6,9 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 
-import io.mantlehooks.HookRejection;
 import io.mantlehooks.HookSignal;
-import io.mantlehooks.RetryModel;
 
 /**
  * Reads format version 2 of {@code mantle-hooks-processor}'s index: one line per hook
@@ -30,9 +28,6 @@ final class IndexLines {
 	/** The line that says a file is of this format. */
 	static final String VERSION_LINE = "mantle-hooks.source-checks.version=2";
 
-	private static final Map<String, Class<? extends HookSignal>> SIGNAL_TYPES = Map.of(RetryModel.class.getName(),
-			RetryModel.class, HookRejection.class.getName(), HookRejection.class);
-
 	private IndexLines() {
 	}
 
@@ -47,9 +42,8 @@ final class IndexLines {
 				end++;
 			}
 			if (end > start && bytes[start] != '#') {
-				// a CR line end still makes it this format's file (which then fails on
-				// the
-				// CR), so the warning names what is wrong
+				// with a CR line end it is still this format's file, which then fails
+				// on the CR, so that the warning names what is wrong
 				int length = (bytes[end - 1] == '\r') ? end - start - 1 : end - start;
 				return length == VERSION_LINE.length()
 						&& VERSION_LINE.equals(new String(bytes, start, length, StandardCharsets.ISO_8859_1));
@@ -141,7 +135,7 @@ final class IndexLines {
 		int namesAt = token.indexOf('=', signalsAt + 1);
 		Set<Class<? extends HookSignal>> signals = new LinkedHashSet<>();
 		for (String signal : list(token.substring(signalsAt + 1, (namesAt < 0) ? token.length() : namesAt))) {
-			Class<? extends HookSignal> type = SIGNAL_TYPES.get(signal);
+			Class<? extends HookSignal> type = RecordedChecks.SIGNAL_TYPES.get(signal);
 			if (type == null) {
 				throw new IllegalArgumentException("unknown signal " + signal);
 			}

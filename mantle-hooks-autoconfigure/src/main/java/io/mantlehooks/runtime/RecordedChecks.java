@@ -38,7 +38,11 @@ final class RecordedChecks {
 
 	private static final String NAMES = ".rejection-names";
 
-	private static final Map<String, Class<? extends HookSignal>> SIGNAL_TYPES = Map.of(RetryModel.class.getName(),
+	/**
+	 * The signal types by class name, as the build-time records and the indexes name
+	 * them.
+	 */
+	static final Map<String, Class<? extends HookSignal>> SIGNAL_TYPES = Map.of(RetryModel.class.getName(),
 			RetryModel.class, HookRejection.class.getName(), HookRejection.class);
 
 	private final Map<String, Checked> checked = new TreeMap<>();

@@ -25,9 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
-import io.mantlehooks.HookRejection;
 import io.mantlehooks.HookSignal;
-import io.mantlehooks.RetryModel;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -67,9 +65,6 @@ final class SourceChecks {
 
 	/** What most methods construct: no signal, no rejection name. */
 	static final RecordedChecks.Checked NOTHING = new RecordedChecks.Checked(Set.of(), Set.of());
-
-	private static final Map<String, Class<? extends HookSignal>> SIGNAL_TYPES = Map.of(RetryModel.class.getName(),
-			RetryModel.class, HookRejection.class.getName(), HookRejection.class);
 
 	private static final SourceChecks NONE = new SourceChecks(Map.of());
 
@@ -286,7 +281,7 @@ final class SourceChecks {
 			}
 			Set<Class<? extends HookSignal>> signals = new LinkedHashSet<>();
 			for (String name : split(value)) {
-				Class<? extends HookSignal> type = SIGNAL_TYPES.get(name);
+				Class<? extends HookSignal> type = RecordedChecks.SIGNAL_TYPES.get(name);
 				if (type == null) {
 					throw new IllegalArgumentException("unknown signal " + name);
 				}

@@ -38,14 +38,9 @@ final class NextAdvisor {
 	 * {@code self} is last or not in the list
 	 */
 	static <T> @Nullable T after(List<?> advisors, Object self, Class<T> type) {
-		int size = advisors.size();
-		for (int i = 0; i < size - 1; i++) {
-			if (advisors.get(i) == self) {
-				Object next = advisors.get(i + 1);
-				return type.isInstance(next) ? type.cast(next) : null;
-			}
-		}
-		return null;
+		int index = indexOf(advisors, self);
+		Object next = (index >= 0 && index + 1 < advisors.size()) ? advisors.get(index + 1) : null;
+		return type.isInstance(next) ? type.cast(next) : null;
 	}
 
 	/**
@@ -58,13 +53,19 @@ final class NextAdvisor {
 	 * @return whether the next advisor is Spring AI's model advisor
 	 */
 	static boolean isModelNext(List<?> advisors, Object self) {
-		int size = advisors.size();
-		for (int i = 0; i < size; i++) {
+		// absent (-1): the chain was copied after self, so the advisor next is its head
+		int index = indexOf(advisors, self);
+		return index + 1 < advisors.size() && advisors.get(index + 1) instanceof ChatModelStreamAdvisor;
+	}
+
+	/** The position of {@code self} (compared by identity), {@code -1} when absent. */
+	private static int indexOf(List<?> advisors, Object self) {
+		for (int i = 0; i < advisors.size(); i++) {
 			if (advisors.get(i) == self) {
-				return i + 1 < size && advisors.get(i + 1) instanceof ChatModelStreamAdvisor;
+				return i;
 			}
 		}
-		return size > 0 && advisors.get(0) instanceof ChatModelStreamAdvisor;
+		return -1;
 	}
 
 }

@@ -62,7 +62,7 @@ final class TurnContexts {
 	 */
 	static ChatClientRequest toModel(ChatClientRequest request) {
 		Map<String, @Nullable Object> context = request.context();
-		if (context.isEmpty() || !containsAny(context, Rounds.INTERNAL_KEY_ARRAY)) {
+		if (!containsAny(context, Rounds.INTERNAL_KEY_ARRAY)) {
 			return request;
 		}
 		Map<String, @Nullable Object> withoutInternal = new HashMap<>(context);
@@ -126,8 +126,6 @@ final class TurnContexts {
 
 		private @Nullable Map<String, @Nullable Object> source;
 
-		private int sourceSize;
-
 		private @Nullable Map<String, @Nullable Object> context;
 
 		Chunks(Turn turn) {
@@ -139,15 +137,13 @@ final class TurnContexts {
 			Map<String, @Nullable Object> current = this.context;
 			// chunk contexts are equal copies, or the very same Map.of() when the
 			// application passes no context (what Spring AI's model advisor copies)
-			if (current == null || (chunkContext != this.source
-					&& (chunkContext.size() != this.sourceSize || !chunkContext.equals(this.source)))) {
+			if (current == null || (chunkContext != this.source && !chunkContext.equals(this.source))) {
 				// shared by the chunks, not wrapped: Spring AI's chain always hops into
 				// the turn advisor, and its aggregator only reads this map and gives the
 				// caller each chunk with a copy; a read-only view would cost wrappers
 				// for every entry it reads, on every chunk
 				current = callerContext(chunkContext, this.turn, null);
 				this.source = chunkContext;
-				this.sourceSize = chunkContext.size();
 				this.context = current;
 			}
 			return new ChatClientResponse(chunk.chatResponse(), current);
