@@ -123,6 +123,30 @@ final class BenchHooks {
 
 	}
 
+	/**
+	 * Ten observers, as the issue's goal counts them: turn started and finished, and two
+	 * each at the incoming message, the model request and response, and the reply.
+	 */
+	public static class TenObservers extends Observers {
+
+		@OnIncomingMessage
+		public void incomingAgain(IncomingMessagePayload payload) {
+		}
+
+		@OnModelRequest
+		public void requestAgain(ModelRequestPayload payload) {
+		}
+
+		@OnModelResponse
+		public void responseAgain(ModelResponsePayload payload) {
+		}
+
+		@OnOutgoingText
+		public void outgoingAgain(OutgoingTextPayload payload) {
+		}
+
+	}
+
 	public static class Observers {
 
 		@OnTurnStarted

@@ -78,6 +78,19 @@ public class FreezeBenchmark {
 		return FrozenMessages.freeze(this.history, null, this.kept);
 	}
 
+	/**
+	 * The history as it is, then a user message never seen before (every turn's new one)
+	 * through a cache that is full of other turns' copies: what a turn without chat
+	 * memory pays for the cache on top of freezing.
+	 */
+	@Benchmark
+	public List<Message> freezeKeptWithNewMessage() {
+		List<Message> prompt = new ArrayList<>(this.history.size() + 1);
+		prompt.addAll(this.history);
+		prompt.add(new UserMessage("my card is 4111"));
+		return FrozenMessages.freeze(prompt, null, this.kept);
+	}
+
 	@Benchmark
 	public List<Message> copyEach() {
 		List<Message> copies = new ArrayList<>(this.history.size());

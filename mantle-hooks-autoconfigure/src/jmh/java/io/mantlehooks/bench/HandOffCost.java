@@ -1,0 +1,141 @@
+package io.mantlehooks.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+import com.sun.management.OperatingSystemMXBean;
+import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Where a modify hook's time goes beyond its one hand-off: for {@code TurnBenchmark}'s
+ * {@code .call()} turn (plain Spring AI, one blocking and one {@code CompletionStage}
+ * {@code @ModifyModelRequest}) and a bare hand-off to the hook executor and back, prints
+ * per turn the wall time, the calling thread's CPU time and the whole process's CPU
+ * time, each the median of the measured rounds (the variants take turns in every round).
+ * A hooked turn's time minus plain's, over the bare hand-off's, is how many hand-offs
+ * the hook adds; the CPU columns say on which side the rest is spent: the caller's (the
+ * turn's own work before and after the hand-off) or the hook thread's.
+ * <p>
+ * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure verify
+ * -Dbench.main=io.mantlehooks.bench.HandOffCost -Dbench.args="20000 8"} (turns per round,
+ * measured rounds; two more rounds warm up)
+ */
+public final class HandOffCost {
+
+	private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+	private static final String USER_TEXT = "my card is 4111";
+
+	/** What each turn returns, kept so that nothing is optimised away. */
+	static volatile Object last;
+
+	private HandOffCost() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		int turns = (args.length > 0) ? Integer.parseInt(args[0]) : 20_000;
+		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 8;
+		ConfigurableApplicationContext blocking = BenchApplication.start(new BenchModels.Instant(),
+				BenchHooks.BlockingRequestHook.class, Map.of());
+		ConfigurableApplicationContext async = BenchApplication.start(new BenchModels.Instant(),
+				BenchHooks.AsyncRequestHook.class, Map.of());
+		ChatClient plainClient = ChatClient.builder(new BenchModels.Instant()).build();
+		ChatClient blockingClient = BenchApplication.chatClient(blocking);
+		ChatClient asyncClient = BenchApplication.chatClient(async);
+		Executor executor = blocking.getBean(MantleHooksAutoConfiguration.HOOK_EXECUTOR_BEAN_NAME, Executor.class);
+		Variant[] variants = { new Variant("plain Spring AI", () -> call(plainClient)),
+				new Variant("bare hand-off", () -> handOff(executor)),
+				new Variant("blocking @ModifyModelRequest", () -> call(blockingClient)),
+				new Variant("CompletionStage @ModifyModelRequest", () -> call(asyncClient)) };
+		for (int round = 0; round < rounds + 2; round++) {
+			for (Variant variant : variants) {
+				variant.round(turns, round >= 2);
+			}
+		}
+		double plainWall = variants[0].median(variants[0].wall);
+		double handOffWall = variants[1].median(variants[1].wall);
+		System.out.printf("%-36s | %9s | %11s | %12s | %17s%n", "variant (µs per turn)", "wall", "caller CPU",
+				"process CPU", "hand-offs added");
+		for (Variant variant : variants) {
+			double wall = variant.median(variant.wall);
+			System.out.printf("%-36s | %9.2f | %11.2f | %12.2f | %17s%n", variant.name, wall,
+					variant.median(variant.callerCpu), variant.median(variant.processCpu),
+					(variant == variants[0] || variant == variants[1]) ? "" : String.format("%.2f", (wall - plainWall) / handOffWall));
+		}
+		blocking.close();
+		async.close();
+	}
+
+	private static Object call(ChatClient client) {
+		return client.prompt().user(USER_TEXT).call().content();
+	}
+
+	private static Object handOff(Executor executor) {
+		try {
+			return CompletableFuture.supplyAsync(() -> "hop", executor).get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		catch (ExecutionException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static long processCpuNanos() {
+		return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+	}
+
+	private static final class Variant {
+
+		final String name;
+
+		private final Supplier<Object> turn;
+
+		final double[] wall = new double[64];
+
+		final double[] callerCpu = new double[64];
+
+		final double[] processCpu = new double[64];
+
+		private int measured;
+
+		Variant(String name, Supplier<Object> turn) {
+			this.name = name;
+			this.turn = turn;
+		}
+
+		void round(int turns, boolean measure) {
+			long start = System.nanoTime();
+			long caller = THREADS.getCurrentThreadCpuTime();
+			long process = processCpuNanos();
+			for (int i = 0; i < turns; i++) {
+				last = this.turn.get();
+			}
+			if (measure) {
+				this.wall[this.measured] = (System.nanoTime() - start) / 1e3 / turns;
+				this.callerCpu[this.measured] = (THREADS.getCurrentThreadCpuTime() - caller) / 1e3 / turns;
+				this.processCpu[this.measured] = (processCpuNanos() - process) / 1e3 / turns;
+				this.measured++;
+			}
+		}
+
+		double median(double[] values) {
+			double[] sorted = Arrays.copyOf(values, this.measured);
+			Arrays.sort(sorted);
+			return sorted[sorted.length / 2];
+		}
+
+	}
+
+}
