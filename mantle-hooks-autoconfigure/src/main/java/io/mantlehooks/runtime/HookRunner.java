@@ -363,6 +363,8 @@ public class HookRunner implements DisposableBean {
 
 	@Override
 	public void destroy() {
+		// observers added right before the close wait for the sweep, which ends here
+		this.observeLane.flush();
 		this.timer.shutdownNow();
 		try {
 			this.timer.awaitTermination(1, TimeUnit.SECONDS);

@@ -40,6 +40,14 @@ final class ObserveLane {
 	}
 
 	/**
+	 * Start a drain for observers still queued: the runner closes, and with it the sweep
+	 * that would have started one.
+	 */
+	void flush() {
+		this.queue.flush();
+	}
+
+	/**
 	 * Admit and start the observers of a point.
 	 */
 	void start(List<HookMethod> observers, HookPayload payload, HookScope scope) {

@@ -4,8 +4,10 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -21,6 +23,14 @@ import org.jspecify.annotations.Nullable;
  * they cannot keep up), another drain task starts. So an observer waits about two ticks
  * at most behind one that runs long, and hung observers hold only the threads they hang
  * on (their invocations are limited by {@code observers.max-concurrent} as before).
+ * <p>
+ * Adding to an empty queue starts a drain task at once only when none started for
+ * {@link #QUIET_NANOS}; otherwise what is added waits for a drain task that still runs,
+ * or for the next sweep, which starts one for invocations nobody drains. Each drain task
+ * wakes a hook thread; under load, when observers are quick, a drain task per observer
+ * point was a thread hand-off per point and turn (a streamed turn with ten observers paid
+ * five), and now a sweep's worth of observers shares one. An observer then starts up to a
+ * tick later; nothing waits for it, and its timeout counts from its start.
  */
 final class ObserverQueue {
 
@@ -31,6 +41,12 @@ final class ObserverQueue {
 	 * task, one hand-off per this many observers.
 	 */
 	static final int RUNS_PER_DRAIN = 32;
+
+	/**
+	 * How long after a drain task started an add leaves the start of the next one to the
+	 * sweep.
+	 */
+	static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 	private final Executor executor;
 
@@ -49,8 +65,19 @@ final class ObserverQueue {
 	/** How many were added by the previous sweep (sweeping thread only). */
 	private long addedAtLastSweep;
 
+	private final LongSupplier clock;
+
+	/** When the last drain task was handed to the executor. */
+	private volatile long lastDrainStarted;
+
 	ObserverQueue(Executor executor) {
+		this(executor, System::nanoTime);
+	}
+
+	ObserverQueue(Executor executor, LongSupplier clock) {
 		this.executor = executor;
+		this.clock = clock;
+		this.lastDrainStarted = clock.getAsLong() - QUIET_NANOS;
 	}
 
 	/**
@@ -62,20 +89,32 @@ final class ObserverQueue {
 		}
 		this.waiting.addAll(tasks);
 		this.added.addAndGet(tasks.size());
-		if (this.drains.get() == 0) {
+		if (this.drains.get() == 0 && this.clock.getAsLong() - this.lastDrainStarted >= QUIET_NANOS) {
 			startDrain();
 		}
 	}
 
 	/**
-	 * Look at the queue from the deadline sweep: start one more drain task when an
+	 * Look at the queue from the deadline sweep: start a drain task when invocations wait
+	 * and none is there (they were added right after one started), or one more when an
 	 * invocation waits since the previous sweep and no drain task is still waiting for a
 	 * thread.
 	 */
 	void sweep() {
 		long addedBefore = this.addedAtLastSweep;
 		this.addedAtLastSweep = this.added.get();
-		if (this.taken.get() < addedBefore && this.draining.get() >= this.drains.get()) {
+		if ((this.drains.get() == 0 && !this.waiting.isEmpty())
+				|| (this.taken.get() < addedBefore && this.draining.get() >= this.drains.get())) {
+			startDrain();
+		}
+	}
+
+	/**
+	 * Start a drain task for what waits, if none is there: when the runner closes, what
+	 * was added last must not wait for a sweep that no longer comes.
+	 */
+	void flush() {
+		if (this.drains.get() == 0 && !this.waiting.isEmpty()) {
 			startDrain();
 		}
 	}
@@ -84,6 +123,7 @@ final class ObserverQueue {
 		this.drains.incrementAndGet();
 		try {
 			this.executor.execute(this::drain);
+			this.lastDrainStarted = this.clock.getAsLong();
 		}
 		catch (RuntimeException ex) {
 			// an executor of the application may fail otherwise than by refusing: either

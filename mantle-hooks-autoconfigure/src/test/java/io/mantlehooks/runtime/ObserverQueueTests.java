@@ -7,6 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +23,10 @@ class ObserverQueueTests {
 
 	private final HeldExecutor executor = new HeldExecutor();
 
-	private final ObserverQueue queue = new ObserverQueue(this.executor);
+	/** The queue's clock: it moves only when a test moves it. */
+	private final AtomicLong now = new AtomicLong(1_000_000_000L);
+
+	private final ObserverQueue queue = new ObserverQueue(this.executor, this.now::get);
 
 	private final List<String> ran = new CopyOnWriteArrayList<>();
 
@@ -97,6 +101,55 @@ class ObserverQueueTests {
 		this.queue.sweep();
 		this.queue.sweep();
 		// a busy machine, not a slow observer: more tasks would only queue behind it
+		assertThat(this.executor.held).hasSize(1);
+		this.executor.runNext();
+		assertThat(this.ran).containsExactly("a", "b");
+	}
+
+	@Test
+	void anAddRightAfterADrainStartedLeavesItsTasksToTheNextSweep() {
+		this.queue.addAll(List.of(task("a")));
+		this.executor.runNext();
+		// under load: the drain that started a moment ago has finished, and this add
+		// wakes no thread of its own
+		this.queue.addAll(List.of(task("b")));
+		this.queue.addAll(List.of(task("c")));
+		assertThat(this.executor.held).isEmpty();
+		this.queue.sweep();
+		assertThat(this.executor.held).hasSize(1);
+		this.executor.runNext();
+		assertThat(this.ran).containsExactly("a", "b", "c");
+		assertThat(this.executor.held).isEmpty();
+	}
+
+	@Test
+	void anAddAfterAQuietWhileStartsADrainAtOnce() {
+		this.queue.addAll(List.of(task("a")));
+		this.executor.runNext();
+		this.now.addAndGet(ObserverQueue.QUIET_NANOS);
+		this.queue.addAll(List.of(task("b")));
+		assertThat(this.executor.held).hasSize(1);
+		this.executor.runNext();
+		assertThat(this.ran).containsExactly("a", "b");
+	}
+
+	@Test
+	void aSweepWithNothingWaitingStartsNothing() {
+		this.queue.addAll(List.of(task("a")));
+		this.executor.runNext();
+		this.queue.sweep();
+		this.queue.sweep();
+		assertThat(this.executor.held).isEmpty();
+	}
+
+	@Test
+	void closingStartsADrainForWhatWaitsAndNothingWhenNothingDoes() {
+		this.queue.flush();
+		assertThat(this.executor.held).isEmpty();
+		this.queue.addAll(List.of(task("a")));
+		this.executor.runNext();
+		this.queue.addAll(List.of(task("b")));
+		this.queue.flush();
 		assertThat(this.executor.held).hasSize(1);
 		this.executor.runNext();
 		assertThat(this.ran).containsExactly("a", "b");
