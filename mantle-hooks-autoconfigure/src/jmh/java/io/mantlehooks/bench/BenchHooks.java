@@ -124,6 +124,19 @@ final class BenchHooks {
 	}
 
 	/**
+	 * A tool-result observer in turns without tools: the starter's whole chain (turn, tool
+	 * loop and model-call advisors) with no hook that ever runs, what the chain alone
+	 * costs.
+	 */
+	public static class IdleToolObserver {
+
+		@OnToolResult
+		public void result(ToolResultPayload payload) {
+		}
+
+	}
+
+	/**
 	 * Ten observers, as the issue's goal counts them: turn started and finished, and two
 	 * each at the incoming message, the model request and response, and the reply.
 	 */

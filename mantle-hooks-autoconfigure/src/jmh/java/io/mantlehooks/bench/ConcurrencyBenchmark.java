@@ -30,7 +30,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * Many concurrent turns against a stub model that streams ten chunks over 50 ms (a call
  * takes 50 ms): throughput and time to first token, each as a ratio to plain Spring AI
  * measured in the same run. Variants: plain Spring AI, the starter without hooks,
- * six or ten observers and no modify hook, one 20 ms blocking modify hook (streamed), and the same hook in
+ * six or ten observers and no modify hook, the starter's full chain with a hook that
+ * never runs, one 20 ms blocking modify hook (streamed), and the same hook in
  * {@code .call()} turns (one virtual thread per caller on Java 21+).
  * <p>
  * The streaming guardrail variants stream ten sentences over 500 ms
@@ -83,6 +84,8 @@ public final class ConcurrencyBenchmark {
 		variants.put(PLAIN, new Variant(null, false, true, false, PLAIN));
 		variants.put("starter, no hooks", new Variant(null, false, false, false, PLAIN));
 		variants.put("observers only", new Variant(BenchHooks.Observers.class, false, false, false, PLAIN));
+		variants.put("full chain, idle hook",
+				new Variant(BenchHooks.IdleToolObserver.class, false, false, false, PLAIN));
 		variants.put("observers x10", new Variant(BenchHooks.TenObservers.class, false, false, false, PLAIN));
 		variants.put("20 ms blocking modify hook, stream",
 				new Variant(BenchHooks.SlowRequestHook.class, false, false, false, PLAIN));

@@ -56,6 +56,7 @@ public final class HandOffCost {
 				new Variant("bare hand-off", () -> handOff(executor)),
 				new Variant("blocking @ModifyModelRequest", () -> call(blockingClient)),
 				new Variant("CompletionStage @ModifyModelRequest", () -> call(asyncClient)) };
+		System.out.println("Java " + Runtime.version() + ", " + Runtime.getRuntime().availableProcessors() + " cores");
 		for (int round = 0; round < rounds + 2; round++) {
 			for (Variant variant : variants) {
 				variant.round(turns, round >= 2);

@@ -73,6 +73,7 @@ public final class ObserverStartCost {
 				new Variant("10 observers, burst", 10, Mode.BURST, observe(ten)),
 				new Variant("10 observers, paced", 10, Mode.PACED, observe(ten)),
 				new Variant("10 observers, single", 10, Mode.SINGLE, observe(ten)) };
+		System.out.println("Java " + Runtime.version() + ", " + Runtime.getRuntime().availableProcessors() + " cores");
 		for (int i = 0; i < warmUp + rounds; i++) {
 			for (Variant variant : variants) {
 				variant.round(i >= warmUp);
