@@ -16,7 +16,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.sun.management.OperatingSystemMXBean;
 import io.mantlehooks.Callers;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -273,7 +272,7 @@ public final class ConcurrencyBenchmark {
 			AtomicLong notTheModels = new AtomicLong();
 			System.gc();
 			Thread.sleep(200);
-			long cpuStarted = processCpuNanos();
+			long cpuStarted = ProcessCpu.nanos();
 			long started = System.nanoTime();
 			if (this.call) {
 				runCalls(concurrency, turns, firstTokens, notTheModels);
@@ -303,16 +302,12 @@ public final class ConcurrencyBenchmark {
 				}), concurrency).blockLast();
 			}
 			double seconds = (System.nanoTime() - started) / 1e9;
-			double cpuMicros = (processCpuNanos() - cpuStarted) / 1e3;
+			double cpuMicros = (ProcessCpu.nanos() - cpuStarted) / 1e3;
 			return new Result(turns / seconds, percentile(firstTokens, 0.5), percentile(firstTokens, 0.99),
 					percentile(firstSentences, 0.5), percentile(firstSentences, 0.99), percentile(lastTokens, 0.5),
 					cpuMicros / turns, notTheModels.get());
 		}
 
-		private static long processCpuNanos() {
-			return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-				.getProcessCpuTime();
-		}
 
 		private void runCalls(int concurrency, int turns, ConcurrentLinkedQueue<Long> latencies,
 				AtomicLong notTheModels) throws InterruptedException {

@@ -2,14 +2,12 @@ package io.mantlehooks.bench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
-import com.sun.management.OperatingSystemMXBean;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 
 import org.springframework.ai.chat.client.ChatClient;
@@ -93,9 +91,6 @@ public final class HandOffCost {
 		}
 	}
 
-	private static long processCpuNanos() {
-		return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
-	}
 
 	private static final class Variant {
 
@@ -119,22 +114,20 @@ public final class HandOffCost {
 		void round(int turns, boolean measure) {
 			long start = System.nanoTime();
 			long caller = THREADS.getCurrentThreadCpuTime();
-			long process = processCpuNanos();
+			long process = ProcessCpu.nanos();
 			for (int i = 0; i < turns; i++) {
 				last = this.turn.get();
 			}
 			if (measure) {
 				this.wall[this.measured] = (System.nanoTime() - start) / 1e3 / turns;
 				this.callerCpu[this.measured] = (THREADS.getCurrentThreadCpuTime() - caller) / 1e3 / turns;
-				this.processCpu[this.measured] = (processCpuNanos() - process) / 1e3 / turns;
+				this.processCpu[this.measured] = (ProcessCpu.nanos() - process) / 1e3 / turns;
 				this.measured++;
 			}
 		}
 
 		double median(double[] values) {
-			double[] sorted = Arrays.copyOf(values, this.measured);
-			Arrays.sort(sorted);
-			return sorted[sorted.length / 2];
+			return ProcessCpu.median(values, this.measured);
 		}
 
 	}

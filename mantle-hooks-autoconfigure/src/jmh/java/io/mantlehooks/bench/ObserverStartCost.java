@@ -2,14 +2,12 @@ package io.mantlehooks.bench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.sun.management.OperatingSystemMXBean;
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.TurnStartedPayload;
@@ -105,9 +103,6 @@ public final class ObserverStartCost {
 		return (done) -> runner.observe(HookPoint.TURN_STARTED, payload, scope);
 	}
 
-	private static long processCpuNanos() {
-		return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
-	}
 
 	enum Mode {
 
@@ -162,7 +157,7 @@ public final class ObserverStartCost {
 				case PACED -> starts;
 				case SINGLE -> 1;
 			};
-			long process = processCpuNanos();
+			long process = ProcessCpu.nanos();
 			long caller = THREADS.getCurrentThreadCpuTime();
 			for (int done = 0; done < starts; done += step) {
 				Counting.expect(step * this.observersPerStart);
@@ -180,7 +175,7 @@ public final class ObserverStartCost {
 			}
 			if (measure) {
 				double observers = (double) starts * this.observersPerStart;
-				long processNanos = processCpuNanos() - process;
+				long processNanos = ProcessCpu.nanos() - process;
 				long callerNanos = THREADS.getCurrentThreadCpuTime() - caller;
 				this.processCpu[this.measured] = processNanos / 1e3 / observers;
 				this.callerCpu[this.measured] = callerNanos / 1e3 / observers;
@@ -190,9 +185,7 @@ public final class ObserverStartCost {
 		}
 
 		double median(double[] values) {
-			double[] sorted = Arrays.copyOf(values, this.measured);
-			Arrays.sort(sorted);
-			return sorted[sorted.length / 2];
+			return ProcessCpu.median(values, this.measured);
 		}
 
 	}

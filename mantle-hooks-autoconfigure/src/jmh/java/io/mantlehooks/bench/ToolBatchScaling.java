@@ -1,13 +1,11 @@
 package io.mantlehooks.bench;
 
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.sun.management.OperatingSystemMXBean;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.annotation.ModifyToolCall;
@@ -89,20 +87,17 @@ public final class ToolBatchScaling {
 		double[] millis = new double[rounds];
 		double[] cpuMillis = new double[rounds];
 		for (int i = 0; i < rounds; i++) {
-			long cpu = processCpuNanos();
+			long cpu = ProcessCpu.nanos();
 			long start = System.nanoTime();
 			turn(client, size);
 			millis[i] = (System.nanoTime() - start) / 1e6;
-			cpuMillis[i] = (processCpuNanos() - cpu) / 1e6;
+			cpuMillis[i] = (ProcessCpu.nanos() - cpu) / 1e6;
 		}
 		Arrays.sort(millis);
 		Arrays.sort(cpuMillis);
 		return new double[] { millis[rounds / 2], cpuMillis[rounds / 2] };
 	}
 
-	private static long processCpuNanos() {
-		return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
-	}
 
 	private static void turn(ChatClient client, int size) {
 		LookupTools tools = new LookupTools();
