@@ -45,14 +45,7 @@ public final class IsolatedRuntime {
 	 * @return one line per point
 	 */
 	public static List<String> run() {
-		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
-		beanFactory.registerSingleton("hooks", new EveryPointHooks());
-		HookRegistry registry = new HookRegistry();
-		HookMethodProcessor processor = new HookMethodProcessor(registry,
-				new HookTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(2), Map.of(), Map.of()),
-				"mantle.hooks.timeouts");
-		processor.setBeanFactory(beanFactory);
-		processor.afterSingletonsInstantiated();
+		HookRegistry registry = registryWith(new EveryPointHooks());
 		ExecutorService executor = Executors.newCachedThreadPool();
 		HookRunner runner = new HookRunner(registry, executor);
 		List<String> results = new ArrayList<>();
@@ -69,6 +62,24 @@ public final class IsolatedRuntime {
 			executor.shutdownNow();
 		}
 		return results;
+	}
+
+	/**
+	 * Return the registry of one hook bean, discovered as at startup, with timeouts of 2
+	 * seconds.
+	 * @param hooks the hook bean
+	 * @return the registry
+	 */
+	static HookRegistry registryWith(Object hooks) {
+		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+		beanFactory.registerSingleton("hooks", hooks);
+		HookRegistry registry = new HookRegistry();
+		HookMethodProcessor processor = new HookMethodProcessor(registry,
+				new HookTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(2), Map.of(), Map.of()),
+				"mantle.hooks.timeouts");
+		processor.setBeanFactory(beanFactory);
+		processor.afterSingletonsInstantiated();
+		return registry;
 	}
 
 	private static String describe(ModifyResult<HookPayload> result) {

@@ -1,6 +1,5 @@
 package io.mantlehooks.runtime;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -10,8 +9,6 @@ import io.mantlehooks.Stalls;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.annotation.OnTurnStarted;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,7 +25,7 @@ class ObserversAtCloseTests {
 	void observersWaitingForTheSweepWhenTheRunnerClosesAreHandedToTheExecutor() {
 		CountingObserver observer = new CountingObserver();
 		ObserverQueueTests.HeldExecutor executor = new ObserverQueueTests.HeldExecutor();
-		HookRunner runner = new HookRunner(registryWith(observer), executor);
+		HookRunner runner = new HookRunner(IsolatedRuntime.registryWith(observer), executor);
 		TurnStartedPayload payload = new TurnStartedPayload(false, "turn-1", "user-1", Map.of(), Channel.none());
 		boolean deferred = false;
 		int starts = 0;
@@ -60,18 +57,6 @@ class ObserversAtCloseTests {
 		executor.runNext();
 		assertThat(observer.started).hasValue(starts);
 		assertThat(runner.getObserversInFlight()).isZero();
-	}
-
-	private static HookRegistry registryWith(Object hooks) {
-		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
-		beanFactory.registerSingleton("hooks", hooks);
-		HookRegistry registry = new HookRegistry();
-		HookMethodProcessor processor = new HookMethodProcessor(registry,
-				new HookTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(2), Map.of(), Map.of()),
-				"mantle.hooks.timeouts");
-		processor.setBeanFactory(beanFactory);
-		processor.afterSingletonsInstantiated();
-		return registry;
 	}
 
 	/**
