@@ -21,7 +21,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * time, each the median of the measured rounds (the variants take turns in every round).
  * A hooked turn's time minus plain's, over the bare hand-off's, is how many hand-offs
  * the hook adds; the CPU columns say on which side the rest is spent: the caller's (the
- * turn's own work before and after the hand-off) or the hook thread's.
+ * turn's own work before and after the hand-off) or the hook thread's. Every reply is
+ * checked to be the model's; the run stops at the first that is not.
  * <p>
  * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure verify
  * -Dbench.main=io.mantlehooks.bench.HandOffCost -Dbench.args="20000 8"} (turns per round,
@@ -74,8 +75,16 @@ public final class HandOffCost {
 		async.close();
 	}
 
+	/**
+	 * One turn, whose reply must be the model's: a hook that failed would make the turn
+	 * end early with the fail-closed reply, fast and wrong.
+	 */
 	private static Object call(ChatClient client) {
-		return client.prompt().user(USER_TEXT).call().content();
+		String reply = client.prompt().user(USER_TEXT).call().content();
+		if (!BenchModels.CALLED_TEXT.equals(reply)) {
+			throw new IllegalStateException("Not the model's reply: " + reply);
+		}
+		return reply;
 	}
 
 	private static Object handOff(Executor executor) {
