@@ -103,15 +103,18 @@ final class ObserverQueue {
 	void sweep() {
 		long addedBefore = this.addedAtLastSweep;
 		this.addedAtLastSweep = this.added.get();
-		if ((this.drains.get() == 0 && !this.waiting.isEmpty())
-				|| (this.taken.get() < addedBefore && this.draining.get() >= this.drains.get())) {
+		if (this.taken.get() < addedBefore && this.draining.get() >= this.drains.get()) {
 			startDrain();
+		}
+		else {
+			flush();
 		}
 	}
 
 	/**
-	 * Start a drain task for what waits, if none is there: when the runner closes, what
-	 * was added last must not wait for a sweep that no longer comes.
+	 * Start a drain task for what waits, if none is there: at every sweep, and when the
+	 * runner closes, so that what was added last does not wait for a sweep that no longer
+	 * comes.
 	 */
 	void flush() {
 		if (this.drains.get() == 0 && !this.waiting.isEmpty()) {
