@@ -70,7 +70,7 @@ final class HookAnnotationFinder {
 			return Collections.emptyMap();
 		}
 		if (facts != Facts.UNKNOWN && type.getSuperclass() == Object.class && type.getInterfaces().length == 0) {
-			return ownHookMethods(type, facts);
+			return ownHookMethods(facts);
 		}
 		return MethodIntrospector.selectMethods(type,
 				(MethodIntrospector.MetadataLookup<List<MergedAnnotation<Annotation>>>) (method) -> {
@@ -86,18 +86,25 @@ final class HookAnnotationFinder {
 	 * bridges or synthetic, each its own most specific method, in declaration order. The
 	 * same answer without the walk over the type hierarchy and the per-method
 	 * most-specific and bridge lookups, which on a cold JVM cost about as much as the
-	 * annotations themselves.
+	 * annotations themselves. The class's own methods with hook-relevant annotations are
+	 * those {@link #learn(Class)} listed, in declaration order (it looked at this class
+	 * only): a method it did not list carries no annotation the search could find.
 	 */
-	private Map<Method, List<MergedAnnotation<Annotation>>> ownHookMethods(Class<?> type, Facts facts) {
+	private Map<Method, List<MergedAnnotation<Annotation>>> ownHookMethods(Facts facts) {
 		Map<Method, List<MergedAnnotation<Annotation>>> found = new LinkedHashMap<>();
-		ReflectionUtils.doWithLocalMethods(type, (method) -> {
+		for (Listed listed : facts.inOrder()) {
+			Method method = listed.annotated().method();
 			if (ReflectionUtils.USER_DECLARED_METHODS.matches(method)) {
-				List<MergedAnnotation<Annotation>> annotations = hookAnnotations(method, facts);
+				Annotation direct = listed.annotated().direct();
+				// what hookAnnotations(method, facts) answers, without its signature
+				List<MergedAnnotation<Annotation>> annotations = (direct != null && listed.sameSignature().size() == 1)
+						? List.of(MergedAnnotation.from(method, direct))
+						: searchHookAnnotations(method, this.hookTypes);
 				if (!annotations.isEmpty()) {
 					found.put(method, annotations);
 				}
 			}
-		});
+		}
 		return found;
 	}
 
@@ -205,6 +212,7 @@ final class HookAnnotationFinder {
 	 */
 	private Facts learn(Class<?> type) {
 		Map<String, List<Annotated>> hookMethods = new HashMap<>();
+		List<Listed> inOrder = new ArrayList<>();
 		Set<String> agentMethods = new HashSet<>();
 		boolean agentOnTypes = false;
 		Set<Class<?>> seen = new HashSet<>();
@@ -221,7 +229,7 @@ final class HookAnnotationFinder {
 			for (Method method : ReflectionUtils.getDeclaredMethods(current)) {
 				Annotation[] annotations = method.getDeclaredAnnotations();
 				if (annotations.length > 0) {
-					learn(method, annotations, hookMethods, agentMethods);
+					learn(method, annotations, hookMethods, inOrder, agentMethods);
 				}
 			}
 			if (current.getSuperclass() != null) {
@@ -229,11 +237,11 @@ final class HookAnnotationFinder {
 			}
 			Collections.addAll(pending, current.getInterfaces());
 		}
-		return new Facts(hookMethods, agentMethods, agentOnTypes);
+		return new Facts(hookMethods, inOrder, agentMethods, agentOnTypes);
 	}
 
 	private void learn(Method method, Annotation[] annotations, Map<String, List<Annotated>> hookMethods,
-			Set<String> agentMethods) {
+			List<Listed> inOrder, Set<String> agentMethods) {
 		int hookRelevant = 0;
 		Annotation direct = null;
 		for (Annotation annotation : annotations) {
@@ -247,10 +255,17 @@ final class HookAnnotationFinder {
 			}
 		}
 		if (hookRelevant > 0) {
-			List<Annotated> known = hookMethods.computeIfAbsent(signature(method), (key) -> new ArrayList<>(1));
+			String signature = signature(method);
+			List<Annotated> known = hookMethods.get(signature);
+			if (known == null) {
+				known = new ArrayList<>(1);
+				hookMethods.put(signature, known);
+			}
 			// an interface's default method is listed with each class that inherits it
 			if (!listed(known, method)) {
-				known.add(new Annotated(method, (hookRelevant == 1) ? direct : null));
+				Annotated annotated = new Annotated(method, (hookRelevant == 1) ? direct : null);
+				known.add(annotated);
+				inOrder.add(new Listed(annotated, known));
 			}
 		}
 	}
@@ -343,19 +358,32 @@ final class HookAnnotationFinder {
 	}
 
 	/**
+	 * A method as {@link #learn(Class)} found it.
+	 *
+	 * @param annotated the method and its direct hook annotation
+	 * @param sameSignature every method of the hierarchy with its name and number of
+	 * parameters that declares hook-relevant annotations, itself included
+	 */
+	private record Listed(Annotated annotated, List<Annotated> sameSignature) {
+	}
+
+	/**
 	 * What the declared annotations of a class's type hierarchy say.
 	 *
 	 * @param hookMethods the methods with hook-relevant annotations, by name and number
 	 * of parameters
+	 * @param inOrder the same methods in the order they were found (for a class directly
+	 * below {@code Object} with no interfaces: declaration order)
 	 * @param agentMethods the names and numbers of parameters of methods with
 	 * {@code @ForAgent}-relevant annotations
 	 * @param agentOnTypes whether a class or interface of the hierarchy declares a
 	 * {@code @ForAgent}-relevant annotation
 	 */
-	private record Facts(Map<String, List<Annotated>> hookMethods, Set<String> agentMethods, boolean agentOnTypes) {
+	private record Facts(Map<String, List<Annotated>> hookMethods, List<Listed> inOrder, Set<String> agentMethods,
+			boolean agentOnTypes) {
 
 		/** A hierarchy that could not be looked at: every method is searched. */
-		static final Facts UNKNOWN = new Facts(Map.of(), Set.of(), true);
+		static final Facts UNKNOWN = new Facts(Map.of(), List.of(), Set.of(), true);
 
 	}
 

@@ -138,8 +138,12 @@ public final class HookGuards {
 
 	TimeLimiter timeLimiter(String instanceName, Duration timeout) {
 		// one config per timeout, not per hook: a thousand hooks share a handful
-		TimeLimiterConfig config = this.timeLimiterConfigs.computeIfAbsent(timeout,
-				(duration) -> TimeLimiterConfig.custom().timeoutDuration(duration).cancelRunningFuture(true).build());
+		TimeLimiterConfig config = this.timeLimiterConfigs.get(timeout);
+		if (config == null) {
+			config = TimeLimiterConfig.custom().timeoutDuration(timeout).cancelRunningFuture(true).build();
+			TimeLimiterConfig raced = this.timeLimiterConfigs.putIfAbsent(timeout, config);
+			config = (raced != null) ? raced : config;
+		}
 		return this.timeLimiters.timeLimiter(instanceName, config);
 	}
 

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
@@ -28,6 +29,8 @@ import org.springframework.util.ReflectionUtils;
  * result and the timeout that guards each invocation.
  */
 public final class HookMethod {
+
+	private static final HookOutcome[] OUTCOMES = HookOutcome.values();
 
 	private final String name;
 
@@ -56,7 +59,12 @@ public final class HookMethod {
 
 	private final @Nullable BreakerTransitions breakerTransitions;
 
-	private final LongAdder[] outcomes = new LongAdder[HookOutcome.values().length];
+	/**
+	 * Outcome counts, each made on the hook's first invocation with that outcome: most
+	 * hooks only ever see one or two outcomes, and a thousand hooks made eight each at
+	 * startup, before the JIT has compiled anything.
+	 */
+	private final AtomicReferenceArray<LongAdder> outcomes = new AtomicReferenceArray<>(OUTCOMES.length);
 
 	private final AtomicBoolean slowSynchronousPartReported = new AtomicBoolean();
 
@@ -105,9 +113,6 @@ public final class HookMethod {
 		this.circuitBreaker = guards.circuitBreaker(instanceName, this.name, lane);
 		this.breakerTransitions = (this.circuitBreaker != null) ? guards.transitions(this.circuitBreaker, this.name)
 				: null;
-		for (int i = 0; i < this.outcomes.length; i++) {
-			this.outcomes[i] = new LongAdder();
-		}
 		ReflectionUtils.makeAccessible(method);
 	}
 
@@ -213,14 +218,25 @@ public final class HookMethod {
 	 */
 	public Map<HookOutcome, Long> outcomeCounts() {
 		Map<HookOutcome, Long> counts = new EnumMap<>(HookOutcome.class);
-		for (HookOutcome outcome : HookOutcome.values()) {
-			counts.put(outcome, this.outcomes[outcome.ordinal()].sum());
+		for (HookOutcome outcome : OUTCOMES) {
+			LongAdder count = this.outcomes.get(outcome.ordinal());
+			counts.put(outcome, (count != null) ? count.sum() : 0L);
 		}
 		return counts;
 	}
 
 	void count(HookOutcome outcome) {
-		this.outcomes[outcome.ordinal()].increment();
+		LongAdder count = this.outcomes.get(outcome.ordinal());
+		if (count == null) {
+			count = firstCount(outcome.ordinal());
+		}
+		count.increment();
+	}
+
+	private LongAdder firstCount(int index) {
+		LongAdder created = new LongAdder();
+		// of two threads counting the first of an outcome at once, one count is kept
+		return this.outcomes.compareAndSet(index, null, created) ? created : this.outcomes.get(index);
 	}
 
 	InvocationStyle style() {

@@ -328,7 +328,10 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 		}
 		// the class's @ForAgent is read once, not once per hook method
 		AgentScope classScope = AgentScope.of(this.finder.forAgent(targetType), "its class " + targetType.getName());
-		annotatedMethods.forEach((method, annotations) -> {
+		// a loop, not forEach: on a cold JVM a lambda's first use costs more than this
+		for (Map.Entry<Method, List<MergedAnnotation<Annotation>>> hookMethod : annotatedMethods.entrySet()) {
+			Method method = hookMethod.getKey();
+			List<MergedAnnotation<Annotation>> annotations = hookMethod.getValue();
 			if (annotations.size() > 1) {
 				String names = annotations.stream()
 					.map((annotation) -> "@" + annotation.getType().getSimpleName())
@@ -338,7 +341,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 								+ "." + method.getName() + ") has " + annotations.size() + " hook annotations (" + names
 								+ "), but a method serves one point and lane.",
 						"Keep one hook annotation on the method; write one method per hook."));
-				return;
+				continue;
 			}
 			MergedAnnotation<Annotation> annotation = annotations.get(0);
 			Binding binding = BINDINGS.get(annotation.getType());
@@ -350,7 +353,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 				misnamed.add(candidate);
 			}
 			candidates.add(candidate);
-		});
+		}
 	}
 
 	/**
@@ -387,7 +390,7 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 	private HookMethod toHookMethod(ConfigurableListableBeanFactory beanFactory, HookCandidate candidate) {
 		String beanName = candidate.beanName();
 		Method invocable = AopUtils.selectInvocableMethod(candidate.method(), beanFactory.getType(beanName));
-		Supplier<Object> bean = () -> beanFactory.getBean(beanName);
+		Supplier<Object> bean = new BeanLookup(beanFactory, beanName);
 		if (beanFactory.containsSingleton(beanName) || beanFactory.isSingleton(beanName)) {
 			bean = SingletonSupplier.of(bean);
 		}
@@ -470,6 +473,20 @@ public final class HookMethodProcessor implements SmartInitializingSingleton, Be
 	}
 
 	private record Binding(HookPoint point, HookLane lane) {
+	}
+
+	/**
+	 * The hook's bean, looked up on each call (a prototype or scoped bean) or once (a
+	 * singleton, wrapped in a {@link SingletonSupplier}). A class rather than a lambda:
+	 * made for every hook while the application starts, on a cold JVM.
+	 */
+	private record BeanLookup(BeanFactory beanFactory, String beanName) implements Supplier<Object> {
+
+		@Override
+		public Object get() {
+			return this.beanFactory.getBean(this.beanName);
+		}
+
 	}
 
 }

@@ -73,32 +73,53 @@ final class HookMethodValidator {
 	}
 
 	List<HookProblem> checkOneModifierPerPoint(List<HookCandidate> candidates) {
+		// loops, not streams: this runs once per start, before the JIT has compiled
+		// anything, where each lambda's first use costs more than the loop
 		Map<HookPoint, List<HookCandidate>> modifiers = new EnumMap<>(HookPoint.class);
 		for (HookCandidate candidate : candidates) {
 			if (candidate.lane() == HookLane.MODIFY) {
-				modifiers.computeIfAbsent(candidate.point(), (point) -> new ArrayList<>()).add(candidate);
+				List<HookCandidate> declared = modifiers.get(candidate.point());
+				if (declared == null) {
+					declared = new ArrayList<>();
+					modifiers.put(candidate.point(), declared);
+				}
+				declared.add(candidate);
 			}
 		}
 		List<HookProblem> problems = new ArrayList<>();
-		modifiers.forEach((point, declared) -> {
-			List<HookCandidate> everyAgent = declared.stream()
-				.filter((candidate) -> candidate.agents().isEmpty())
-				.toList();
+		for (Map.Entry<HookPoint, List<HookCandidate>> entry : modifiers.entrySet()) {
+			HookPoint point = entry.getKey();
+			List<HookCandidate> declared = entry.getValue();
+			List<HookCandidate> everyAgent = inAgent(declared, null);
 			if (everyAgent.size() > 1) {
 				problems.add(tooManyModifiers(point, everyAgent, ""));
 			}
 			Set<String> agents = new LinkedHashSet<>();
-			declared.forEach((candidate) -> agents.addAll(candidate.agents()));
+			for (HookCandidate candidate : declared) {
+				agents.addAll(candidate.agents());
+			}
 			for (String agent : agents) {
-				List<HookCandidate> inAgent = declared.stream()
-					.filter((candidate) -> candidate.agents().isEmpty() || candidate.agents().contains(agent))
-					.toList();
+				List<HookCandidate> inAgent = inAgent(declared, agent);
 				if (inAgent.size() > 1) {
 					problems.add(tooManyModifiers(point, inAgent, agent));
 				}
 			}
-		});
+		}
 		return problems;
+	}
+
+	/**
+	 * The hooks that run in an agent's turns: those without {@code @ForAgent} and, for a
+	 * named agent, those that name it.
+	 */
+	private static List<HookCandidate> inAgent(List<HookCandidate> declared, @Nullable String agent) {
+		List<HookCandidate> found = new ArrayList<>(declared.size());
+		for (HookCandidate candidate : declared) {
+			if (candidate.agents().isEmpty() || (agent != null && candidate.agents().contains(agent))) {
+				found.add(candidate);
+			}
+		}
+		return found;
 	}
 
 	private static HookProblem tooManyModifiers(HookPoint point, List<HookCandidate> declared, String agent) {

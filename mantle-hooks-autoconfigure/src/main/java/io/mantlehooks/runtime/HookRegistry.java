@@ -186,9 +186,10 @@ public final class HookRegistry {
 				}
 				int index = hook.point().ordinal();
 				if (hook.lane() == HookLane.MODIFY) {
-					HookMethod previous = this.modifiers[index];
-					Assert.state(previous == null,
-							() -> "Two modify hooks for " + hook.point().configName() + " in agent " + agent());
+					if (this.modifiers[index] != null) {
+						throw new IllegalStateException(
+								"Two modify hooks for " + hook.point().configName() + " in agent " + agent());
+					}
 					this.modifiers[index] = hook;
 				}
 				else {

@@ -117,8 +117,21 @@ final class SourceChecks {
 		if (this.indexes.isEmpty()) {
 			return null;
 		}
-		Optional<ClassEntry> entry = this.classes.computeIfAbsent(method.getDeclaringClass(), this::lookUp);
-		return entry.map((covered) -> covered.find(method)).orElse(null);
+		// no lambda: this runs for every hook on a cold JVM, where a lambda's first use
+		// costs more than the lookup
+		Class<?> type = method.getDeclaringClass();
+		Optional<ClassEntry> entry = this.classes.get(type);
+		if (entry == null) {
+			entry = lookUp(type);
+			Optional<ClassEntry> raced = this.classes.putIfAbsent(type, entry);
+			if (raced != null) {
+				entry = raced;
+			}
+			else if (entry.isPresent()) {
+				this.covered.incrementAndGet();
+			}
+		}
+		return entry.isPresent() ? entry.get().find(method) : null;
 	}
 
 	/**
@@ -147,7 +160,6 @@ final class SourceChecks {
 		if (entry == null || !index.root().holds(type.getName(), entry)) {
 			return Optional.empty();
 		}
-		this.covered.incrementAndGet();
 		return Optional.of(entry);
 	}
 
