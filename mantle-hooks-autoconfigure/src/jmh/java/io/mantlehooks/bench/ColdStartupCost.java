@@ -273,9 +273,10 @@ public final class ColdStartupCost {
 					BenchApplication.Observed.class)
 				.web(WebApplicationType.NONE)
 				.bannerMode(Banner.Mode.OFF)
-				.logStartupInfo(false)
+				// logging as an application has it by default (INFO, the startup lines
+				// first): the JVM's first log event is not the hook processor's
 				.applicationStartup(steps)
-				.properties("logging.level.root=warn",
+				.properties("logging.level.root=info",
 						// one line at the end of validation: how many classes the index covered
 						"logging.level.io.mantlehooks.runtime.SignalUsageInspector="
 								+ ((variant == Variant.INDEXED) ? "debug" : "warn"))

@@ -7,8 +7,6 @@ import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
-import org.springframework.util.ClassUtils;
-
 /**
  * How a hook method hands back its result: by returning (blocking) or through a
  * {@link CompletionStage} or Reactor {@code Mono}.
@@ -37,22 +35,30 @@ enum InvocationStyle {
 		return this.returnTypeName;
 	}
 
-	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
-			InvocationStyle.class.getClassLoader());
+	/** Reactor's {@code Mono}, by name: Reactor is optional. */
+	private static final String MONO_TYPE = "reactor.core.publisher.Mono";
 
 	static InvocationStyle of(Method method) {
 		Class<?> returnType = method.getReturnType();
 		if (CompletionStage.class.isAssignableFrom(returnType)) {
 			return COMPLETION_STAGE;
 		}
-		if (REACTOR_PRESENT && ReactorTypes.isMono(returnType)) {
-			return MONO;
-		}
-		return BLOCKING;
+		return isMono(returnType) ? MONO : BLOCKING;
 	}
 
+	/**
+	 * Return whether the type is Reactor's {@code Mono} or a subclass. Compared by name
+	 * up the superclasses ({@code Mono} is a class): a type that is one has Reactor
+	 * present, and an application whose hooks return none does not load {@code Mono}
+	 * while it starts.
+	 */
 	static boolean isMono(Class<?> type) {
-		return REACTOR_PRESENT && ReactorTypes.isMono(type);
+		for (Class<?> current = type; current != null; current = current.getSuperclass()) {
+			if (MONO_TYPE.equals(current.getName())) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -77,10 +83,6 @@ enum InvocationStyle {
 
 	/** Keeps Reactor types out of the enum's own signature so Reactor stays optional. */
 	private static final class ReactorTypes {
-
-		static boolean isMono(Class<?> type) {
-			return Mono.class.isAssignableFrom(type);
-		}
 
 		static Class<?> monoType() {
 			return Mono.class;
