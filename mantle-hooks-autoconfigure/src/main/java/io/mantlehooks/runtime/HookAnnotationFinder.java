@@ -95,11 +95,8 @@ final class HookAnnotationFinder {
 		for (Listed listed : facts.inOrder()) {
 			Method method = listed.annotated().method();
 			if (ReflectionUtils.USER_DECLARED_METHODS.matches(method)) {
-				Annotation direct = listed.annotated().direct();
-				// what hookAnnotations(method, facts) answers, without its signature
-				List<MergedAnnotation<Annotation>> annotations = (direct != null && listed.sameSignature().size() == 1)
-						? List.of(MergedAnnotation.from(method, direct))
-						: searchHookAnnotations(method, this.hookTypes);
+				// the list learn made for its signature: no signature to build again
+				List<MergedAnnotation<Annotation>> annotations = hookAnnotations(method, listed.sameSignature());
 				if (!annotations.isEmpty()) {
 					found.put(method, annotations);
 				}
@@ -155,12 +152,19 @@ final class HookAnnotationFinder {
 		if (facts == Facts.UNKNOWN) {
 			return searchHookAnnotations(method, this.hookTypes);
 		}
-		List<Annotated> annotated = facts.hookMethods().get(signature(method));
-		if (annotated == null) {
-			return List.of();
-		}
-		if (annotated.size() == 1) {
-			Annotated only = annotated.get(0);
+		List<Annotated> sameSignature = facts.hookMethods().get(signature(method));
+		return (sameSignature != null) ? hookAnnotations(method, sameSignature) : List.of();
+	}
+
+	/**
+	 * The hook annotations on a method, given the methods of its hierarchy with its name
+	 * and number of parameters that declare hook-relevant annotations: the one it
+	 * declares directly when it is the only such method and carries a single hook
+	 * annotation, else what the search finds.
+	 */
+	private List<MergedAnnotation<Annotation>> hookAnnotations(Method method, List<Annotated> sameSignature) {
+		if (sameSignature.size() == 1) {
+			Annotated only = sameSignature.get(0);
 			if (only.direct() != null && only.method().equals(method)) {
 				return List.of(MergedAnnotation.from(method, only.direct()));
 			}

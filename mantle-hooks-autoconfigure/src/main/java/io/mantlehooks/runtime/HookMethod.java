@@ -61,7 +61,7 @@ public final class HookMethod {
 
 	/**
 	 * Outcome counts, each made on the hook's first invocation with that outcome: most
-	 * hooks only ever see one or two outcomes, and a thousand hooks made eight each at
+	 * hooks only ever see one or two outcomes, and a thousand hooks made ten each at
 	 * startup, before the JIT has compiled anything.
 	 */
 	private final AtomicReferenceArray<LongAdder> outcomes = new AtomicReferenceArray<>(OUTCOMES.length);
