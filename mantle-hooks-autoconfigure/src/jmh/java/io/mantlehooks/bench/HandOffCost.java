@@ -9,6 +9,8 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
+import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.HookWait;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -18,7 +20,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * {@code .call()} turn (plain Spring AI, one blocking and one {@code CompletionStage}
  * {@code @ModifyModelRequest}) and a bare hand-off to the hook executor and back, prints
  * per turn the wall time, the calling thread's CPU time and the whole process's CPU
- * time, each the median of the measured rounds (the variants take turns in every round).
+ * time (and the same hand-off waited for as the engine waits for hooks, spinning briefly
+ * before it parks, {@code mantle.hooks.executor.spin-wait}), each the median of the measured rounds (the variants take turns in every round).
  * A hooked turn's time minus plain's, over the bare hand-off's, is how many hand-offs
  * the hook adds; the CPU columns say on which side the rest is spent: the caller's (the
  * turn's own work before and after the hand-off) or the hook thread's. Every reply is
@@ -51,8 +54,10 @@ public final class HandOffCost {
 		ChatClient blockingClient = BenchApplication.chatClient(blocking);
 		ChatClient asyncClient = BenchApplication.chatClient(async);
 		Executor executor = blocking.getBean(MantleHooksAutoConfiguration.HOOK_EXECUTOR_BEAN_NAME, Executor.class);
+		HookWait wait = blocking.getBean(HookRunner.class).getWait();
 		Variant[] variants = { new Variant("plain Spring AI", () -> call(plainClient)),
-				new Variant("bare hand-off", () -> handOff(executor)),
+				new Variant("bare hand-off", () -> handOff(executor, HookWait.PARK)),
+				new Variant("hand-off waited as hooks are", () -> handOff(executor, wait)),
 				new Variant("blocking @ModifyModelRequest", () -> call(blockingClient)),
 				new Variant("CompletionStage @ModifyModelRequest", () -> call(asyncClient)) };
 		System.out.println("Java " + Runtime.version() + ", " + Runtime.getRuntime().availableProcessors() + " cores");
@@ -63,13 +68,17 @@ public final class HandOffCost {
 		}
 		double plainWall = variants[0].median(variants[0].wall);
 		double handOffWall = variants[1].median(variants[1].wall);
-		System.out.printf("%-36s | %9s | %11s | %12s | %17s%n", "variant (µs per turn)", "wall", "caller CPU",
-				"process CPU", "hand-offs added");
-		for (Variant variant : variants) {
+		double waitedHandOffWall = variants[2].median(variants[2].wall);
+		System.out.printf("%-36s | %9s | %11s | %12s | %17s | %22s%n", "variant (µs per turn)", "wall", "caller CPU",
+				"process CPU", "hand-offs added", "same-wait hand-offs");
+		for (int i = 0; i < variants.length; i++) {
+			Variant variant = variants[i];
 			double wall = variant.median(variant.wall);
-			System.out.printf("%-36s | %9.2f | %11.2f | %12.2f | %17s%n", variant.name, wall,
+			boolean hooked = i > 2;
+			System.out.printf("%-36s | %9.2f | %11.2f | %12.2f | %17s | %22s%n", variant.name, wall,
 					variant.median(variant.callerCpu), variant.median(variant.processCpu),
-					(variant == variants[0] || variant == variants[1]) ? "" : String.format("%.2f", (wall - plainWall) / handOffWall));
+					hooked ? String.format("%.2f", (wall - plainWall) / handOffWall) : "",
+					hooked ? String.format("%.2f", (wall - plainWall) / waitedHandOffWall) : "");
 		}
 		blocking.close();
 		async.close();
@@ -87,9 +96,9 @@ public final class HandOffCost {
 		return reply;
 	}
 
-	private static Object handOff(Executor executor) {
+	private static Object handOff(Executor executor, HookWait wait) {
 		try {
-			return CompletableFuture.supplyAsync(() -> "hop", executor).get();
+			return wait.get(CompletableFuture.supplyAsync(() -> "hop", executor));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -99,7 +108,6 @@ public final class HandOffCost {
 			throw new IllegalStateException(ex);
 		}
 	}
-
 
 	private static final class Variant {
 

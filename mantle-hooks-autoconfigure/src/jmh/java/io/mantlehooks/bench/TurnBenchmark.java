@@ -8,6 +8,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.HookWait;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -32,7 +34,8 @@ import org.springframework.core.task.AsyncTaskExecutor;
  * asynchronous modify hook, hooks at every point, a hand-written {@code CallAdvisor}
  * doing the rewrite the hooks do, two advisors that only pass the turn on (what Spring
  * AI's chain charges per advisor), and a bare hand-off to the hook executor (the price of
- * one hop), and a modify hook that hangs (500 ms timeout) behind its open circuit breaker;
+ * one hop; {@code executorHopWaited} waits for it as the engine waits for hooks, spinning
+ * briefly before it parks), and a modify hook that hangs (500 ms timeout) behind its open circuit breaker;
  * hooks at every point with an observation registry, and with the turn console recording.
  * {@code call} is a {@code .call()} turn, {@code stream} a {@code .stream()}
  * turn of ten chunks.
@@ -49,7 +52,7 @@ import org.springframework.core.task.AsyncTaskExecutor;
 public class TurnBenchmark {
 
 	@Param({ "plain", "starterNoHooks", "observersOnly", "blockingHook", "asyncHook", "everyPoint",
-			"handWrittenAdvisor", "twoPassThroughAdvisors", "executorHop", "hungHookOpenBreaker", "everyPointObserved",
+			"handWrittenAdvisor", "twoPassThroughAdvisors", "executorHop", "executorHopWaited", "hungHookOpenBreaker", "everyPointObserved",
 			"everyPointConsole" })
 	public String variant;
 
@@ -58,6 +61,8 @@ public class TurnBenchmark {
 	private ChatClient chatClient;
 
 	private AsyncTaskExecutor executor;
+
+	private HookWait wait;
 
 	@Setup(Level.Trial)
 	public void setUp() {
@@ -79,6 +84,7 @@ public class TurnBenchmark {
 		boolean observed = "everyPointObserved".equals(this.variant) || "everyPointConsole".equals(this.variant);
 		this.context = BenchApplication.start(model, hooks, properties, observed);
 		this.executor = this.context.getBean("mantleHookExecutor", AsyncTaskExecutor.class);
+		this.wait = this.context.getBean(HookRunner.class).getWait();
 		if ("hungHookOpenBreaker".equals(this.variant)) {
 			// the hung hook's breaker opened after it timed out on 20 turns: from now on the
 			// point's fail policy applies at once
@@ -89,7 +95,7 @@ public class TurnBenchmark {
 				.transitionToForcedOpenState();
 		}
 		this.chatClient = switch (this.variant) {
-			case "plain", "executorHop" -> ChatClient.builder(model).build();
+			case "plain", "executorHop", "executorHopWaited" -> ChatClient.builder(model).build();
 			case "handWrittenAdvisor" ->
 				ChatClient.builder(model).defaultAdvisors(new HandWrittenRewriteAdvisor()).build();
 			case "twoPassThroughAdvisors" -> ChatClient.builder(model).defaultAdvisors(PassThroughAdvisors.two()).build();
@@ -107,12 +113,15 @@ public class TurnBenchmark {
 		if ("executorHop".equals(this.variant)) {
 			return CompletableFuture.supplyAsync(() -> "hop", this.executor).get();
 		}
+		if ("executorHopWaited".equals(this.variant)) {
+			return this.wait.get(CompletableFuture.supplyAsync(() -> "hop", this.executor));
+		}
 		return this.chatClient.prompt().user("my card is 4111").call().content();
 	}
 
 	@Benchmark
 	public Object stream() {
-		if ("executorHop".equals(this.variant)) {
+		if (this.variant.startsWith("executorHop")) {
 			return null;
 		}
 		return this.chatClient.prompt().user("my card is 4111").stream().content().blockLast();

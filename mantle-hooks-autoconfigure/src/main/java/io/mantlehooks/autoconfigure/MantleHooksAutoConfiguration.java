@@ -18,6 +18,7 @@ import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.HookTimeouts;
+import io.mantlehooks.runtime.HookWait;
 import io.mantlehooks.runtime.VirtualHookExecutor;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -124,9 +125,9 @@ public final class MantleHooksAutoConfiguration {
 	@ConditionalOnMissingBean
 	HookRunner mantleHookRunner(HookRegistry registry, @Qualifier(HOOK_EXECUTOR_BEAN_NAME) AsyncTaskExecutor executor,
 			ObjectProvider<ObservationRegistry> observationRegistry,
-			ObjectProvider<HookObservationConvention> convention) {
+			ObjectProvider<HookObservationConvention> convention, MantleHooksProperties properties) {
 		return new HookRunner(registry, executor, observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
-				convention.getIfUnique());
+				convention.getIfUnique(), new HookWait(properties.getExecutor().getSpinWait()));
 	}
 
 	private static void checkLimits(MantleHooksProperties properties) {

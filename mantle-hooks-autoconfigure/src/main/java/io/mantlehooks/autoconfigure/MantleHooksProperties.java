@@ -9,6 +9,7 @@ import java.util.Map;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ai.model.UnhookedCallPolicy;
+import io.mantlehooks.runtime.HookWait;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -286,12 +287,31 @@ public class MantleHooksProperties {
 		 */
 		private boolean virtualThreads = true;
 
+		/**
+		 * How long a turn's thread spins, waiting for a hook it awaits (a modify hook in
+		 * .call(), a tool-result or knowledge hook), before it parks: a hook that answers
+		 * within it saves the park and wake-up. At most half the processors spin at once,
+		 * none on one processor; 0 parks at once. At most 1ms.
+		 */
+		private Duration spinWait = Duration.ofNanos(20_000);
+
 		public boolean isVirtualThreads() {
 			return this.virtualThreads;
 		}
 
 		public void setVirtualThreads(boolean virtualThreads) {
 			this.virtualThreads = virtualThreads;
+		}
+
+		public Duration getSpinWait() {
+			return this.spinWait;
+		}
+
+		public void setSpinWait(Duration spinWait) {
+			Assert.isTrue(!spinWait.isNegative() && spinWait.compareTo(HookWait.MAX_SPIN) <= 0,
+					() -> "mantle.hooks.executor.spin-wait must be between 0 and 1ms, but was "
+							+ spinWait.toNanos() / 1000 + "us");
+			this.spinWait = spinWait;
 		}
 
 	}

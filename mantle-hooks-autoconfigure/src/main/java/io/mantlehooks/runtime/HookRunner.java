@@ -38,6 +38,8 @@ public class HookRunner implements DisposableBean {
 
 	private final Executor executor;
 
+	private final HookWait wait;
+
 	private final ObserveLane observeLane;
 
 	private final ModifyLane modifyLane;
@@ -64,11 +66,29 @@ public class HookRunner implements DisposableBean {
 	 */
 	public HookRunner(HookRegistry registry, Executor executor, ObservationRegistry observationRegistry,
 			@Nullable HookObservationConvention convention) {
+		this(registry, executor, observationRegistry, convention, new HookWait(HookWait.DEFAULT_SPIN));
+	}
+
+	/**
+	 * Create a runner that reports each hook invocation as a {@code mantle.hook}
+	 * observation, and whose awaited hooks are waited for as given.
+	 * @param registry the hooks
+	 * @param executor the executor that runs hooks; each task restores the turn's context
+	 * itself
+	 * @param observationRegistry where hook invocations are observed
+	 * @param convention the convention for those observations, {@code null} for
+	 * {@link io.mantlehooks.observation.DefaultHookObservationConvention}
+	 * @param wait how a turn's thread waits for a hook it awaits
+	 */
+	public HookRunner(HookRegistry registry, Executor executor, ObservationRegistry observationRegistry,
+			@Nullable HookObservationConvention convention, HookWait wait) {
 		Assert.notNull(registry, "'registry' must not be null");
 		Assert.notNull(executor, "'executor' must not be null");
 		Assert.notNull(observationRegistry, "'observationRegistry' must not be null");
+		Assert.notNull(wait, "'wait' must not be null");
 		this.registry = registry;
 		this.executor = executor;
+		this.wait = wait;
 		this.timer = new ScheduledThreadPoolExecutor(1, timerThreadFactory());
 		this.timer.setRemoveOnCancelPolicy(true);
 		HookDeadlines deadlines = new HookDeadlines(this.timer);
@@ -98,6 +118,14 @@ public class HookRunner implements DisposableBean {
 	 */
 	public Executor getExecutor() {
 		return this.executor;
+	}
+
+	/**
+	 * Return how a turn's thread waits for a hook it awaits.
+	 * @return the wait
+	 */
+	public HookWait getWait() {
+		return this.wait;
 	}
 
 	/**
@@ -308,7 +336,7 @@ public class HookRunner implements DisposableBean {
 	public <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope) {
 		CompletableFuture<ModifyResult<P>> result = run(point, payload, scope);
 		try {
-			return result.get();
+			return this.wait.get(result);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -22,6 +22,7 @@ import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.HookWait;
 import io.mantlehooks.runtime.VirtualHookExecutor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.JRE;
@@ -176,6 +177,29 @@ class MantleHooksConfigurationTests {
 	}
 
 	@Test
+	void theSpinBeforeAWaitParksIsBoundWithADefaultAndLimited() {
+		this.contextRunner.run((context) -> assertThat(context.getBean(HookRunner.class).getWait().getSpin())
+			.isEqualTo(Duration.ofNanos(20_000))
+			.isEqualTo(HookWait.DEFAULT_SPIN));
+		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=0")
+			.run((context) -> assertThat(context.getBean(HookRunner.class).getWait().getSpin())
+				.isEqualTo(Duration.ZERO));
+		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=50us")
+			.run((context) -> assertThat(context.getBean(HookRunner.class).getWait().getSpin())
+				.isEqualTo(Duration.ofNanos(50_000)));
+		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=5ms").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessage("mantle.hooks.executor.spin-wait must be between 0 and 1ms, but was 5000us");
+		});
+		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=-1us").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessage("mantle.hooks.executor.spin-wait must be between 0 and 1ms, but was -1us");
+		});
+	}
+
+	@Test
 	void nonPositiveLimitsFailStartup() {
 		this.contextRunner
 			.withPropertyValues("mantle.hooks.observers.max-concurrent=0", "mantle.hooks.max-iterations=0")
@@ -231,14 +255,18 @@ class MantleHooksConfigurationTests {
 		List<Object> observeDefault = JsonPath.read(json,
 				"$.properties[?(@.name == 'mantle.hooks.timeouts.observe')].defaultValue");
 		assertThat(observeDefault).containsExactly("100ms");
+		List<Object> spinDefault = JsonPath.read(json,
+				"$.properties[?(@.name == 'mantle.hooks.executor.spin-wait')].defaultValue");
+		assertThat(spinDefault).containsExactly("20us");
 		List<String> names = JsonPath.read(json, "$.properties[*].name");
 		assertThat(names).containsExactlyInAnyOrder("mantle.hooks.enabled", "mantle.hooks.max-iterations",
 				"mantle.hooks.responses", "mantle.hooks.timeouts.observe", "mantle.hooks.timeouts.modify",
 				"mantle.hooks.timeouts.point", "mantle.hooks.timeouts.hook", "mantle.hooks.observers.max-concurrent",
-				"mantle.hooks.executor.virtual-threads", "mantle.hooks.unhooked-calls",
-				"mantle.hooks.streaming.max-segment-length", "mantle.hooks.modify.max-concurrent",
-				"mantle.hooks.circuit-breaker.enabled", "mantle.hooks.circuit-breaker.failure-rate-threshold",
-				"mantle.hooks.circuit-breaker.hook", "mantle.hooks.circuit-breaker.minimum-number-of-calls",
+				"mantle.hooks.executor.virtual-threads", "mantle.hooks.executor.spin-wait",
+				"mantle.hooks.unhooked-calls", "mantle.hooks.streaming.max-segment-length",
+				"mantle.hooks.modify.max-concurrent", "mantle.hooks.circuit-breaker.enabled",
+				"mantle.hooks.circuit-breaker.failure-rate-threshold", "mantle.hooks.circuit-breaker.hook",
+				"mantle.hooks.circuit-breaker.minimum-number-of-calls",
 				"mantle.hooks.circuit-breaker.sliding-window-size",
 				"mantle.hooks.circuit-breaker.wait-duration-in-open-state", "management.endpoint.mantlehooks.access",
 				"management.endpoint.mantlehooks.cache.time-to-live", "mantle.hooks.transcript.enabled",

@@ -139,9 +139,8 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 		this.turnOnly = List.of(turn);
 		this.full = List.of(turn,
 				new MantleToolLoopAdvisor(new TurnLoop(hooks, responses, outgoing,
-						new ToolBatch(hooks, toolCallingManager, approvals), maxIterations, maxSegmentLength),
-						hooks.getExecutor()),
-				new MantleModelCallAdvisor(new ModelCallStage(hooks, responses), hooks.getExecutor()));
+						new ToolBatch(hooks, toolCallingManager, approvals), maxIterations, maxSegmentLength), hooks),
+				new MantleModelCallAdvisor(new ModelCallStage(hooks, responses), hooks));
 		this.registry.onInstall(this::verify);
 		this.registry.onInstall(BufferingReport::log);
 	}

@@ -7,6 +7,8 @@ import io.mantlehooks.ai.chat.ModelCallStage.Prepared;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.ai.turn.Steps;
 import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.HookWait;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -37,9 +39,12 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 
 	private final Executor executor;
 
-	MantleModelCallAdvisor(ModelCallStage stage, Executor executor) {
+	private final HookWait wait;
+
+	MantleModelCallAdvisor(ModelCallStage stage, HookRunner hooks) {
 		this.stage = stage;
-		this.executor = executor;
+		this.executor = hooks.getExecutor();
+		this.wait = hooks.getWait();
 	}
 
 	@Override
@@ -55,13 +60,13 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 	@Override
 	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
 		Turn turn = TurnContexts.turnOf(request);
-		Prepared prepared = Steps.join(this.stage.prepare(turn, request));
+		Prepared prepared = Steps.join(this.stage.prepare(turn, request), this.wait);
 		if (prepared.reply() != null) {
 			return prepared.reply();
 		}
 		long started = System.nanoTime();
 		ChatClientResponse response = chain.nextCall(prepared.request());
-		return Steps.join(this.stage.review(turn, response, millisSince(started)));
+		return Steps.join(this.stage.review(turn, response, millisSince(started)), this.wait);
 	}
 
 	@Override

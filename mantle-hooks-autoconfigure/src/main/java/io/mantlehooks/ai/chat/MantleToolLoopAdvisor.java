@@ -14,6 +14,8 @@ import io.mantlehooks.ai.chat.TurnLoop.Streaming;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.ai.turn.Steps;
 import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.HookWait;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
@@ -45,9 +47,12 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 
 	private final Executor executor;
 
-	MantleToolLoopAdvisor(TurnLoop loop, Executor executor) {
+	private final HookWait wait;
+
+	MantleToolLoopAdvisor(TurnLoop loop, HookRunner hooks) {
 		this.loop = loop;
-		this.executor = executor;
+		this.executor = hooks.getExecutor();
+		this.wait = hooks.getWait();
 	}
 
 	@Override
@@ -68,7 +73,7 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 		if (resume != null) {
 			// an approved or declined batch: its tools run (or not) before the next
 			// model call
-			Decision resumed = Steps.join(this.loop.resume(state, resume));
+			Decision resumed = Steps.join(this.loop.resume(state, resume), this.wait);
 			if (resumed.next() == null) {
 				return resumed.response();
 			}
@@ -80,7 +85,7 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 		while (true) {
 			ChatClientResponse response = next.nextCall(round.request(request));
 			state.roundDone(response.chatResponse());
-			Decision decision = Steps.join(this.loop.next(state, round, response));
+			Decision decision = Steps.join(this.loop.next(state, round, response), this.wait);
 			if (decision.next() == null) {
 				return state.withTurnUsage(decision.response());
 			}

@@ -13,6 +13,7 @@ import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.ai.turn.TurnCancelledException;
 import io.mantlehooks.runtime.CallerContext;
 import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.HookWait;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import reactor.core.publisher.Flux;
@@ -56,12 +57,15 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 
 	private final Executor executor;
 
+	private final HookWait wait;
+
 	private final Scheduler writes;
 
 	MantleTurnAdvisor(HookRunner hooks, IncomingMessageStage incoming, TurnObservations observations,
 			ApprovalStage approvals, TranscriptRecorder transcript) {
 		this.edge = new TurnRun.Edge(hooks, incoming, approvals, transcript, observations);
 		this.executor = hooks.getExecutor();
+		this.wait = hooks.getWait();
 		// transcript writes may block (a database): never on a Reactor thread
 		this.writes = Schedulers.fromExecutor(this.executor);
 	}
@@ -99,7 +103,7 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 	private ChatClientResponse call(TurnRun run, ChatClientRequest request, CallAdvisorChain chain) {
 		Start start;
 		try {
-			start = Steps.join(run.start(request));
+			start = Steps.join(run.start(request), this.wait);
 		}
 		catch (TurnCancelledException ex) {
 			return cancelled(run, request);

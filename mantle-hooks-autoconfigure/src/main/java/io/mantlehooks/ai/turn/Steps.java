@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 
+import io.mantlehooks.runtime.HookWait;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
@@ -32,11 +33,12 @@ public final class Steps {
 	 * Run the step on this thread.
 	 * @param <T> the result type
 	 * @param step the step
+	 * @param wait how this thread waits where the step waits for a hook
 	 * @return its result
 	 * @throws TurnCancelledException when the thread is interrupted while it waits
 	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" })
-	public static <T> T join(Step<T> step) {
+	public static <T> T join(Step<T> step, HookWait wait) {
 		// made on the first bind: a turn whose hooks are all done at once needs none
 		Deque<Function> continuations = null;
 		Step current = step;
@@ -55,7 +57,7 @@ public final class Steps {
 				current = (Step) continuations.pop().apply(done.value);
 			}
 			else if (current instanceof Step.Await await) {
-				current = (Step) await.then.apply(await(await.pending));
+				current = (Step) await.then.apply(await(await.pending, wait));
 			}
 			else {
 				if (Thread.currentThread().isInterrupted()) {
@@ -67,14 +69,14 @@ public final class Steps {
 		}
 	}
 
-	private static @Nullable Object await(CompletableFuture<?> pending) {
+	private static @Nullable Object await(CompletableFuture<?> pending, HookWait wait) {
 		if (Thread.currentThread().isInterrupted()) {
 			// an interrupted turn stops at its next wait, even for a result already there
 			pending.cancel(false);
 			throw new TurnCancelledException();
 		}
 		try {
-			return pending.get();
+			return wait.get(pending);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

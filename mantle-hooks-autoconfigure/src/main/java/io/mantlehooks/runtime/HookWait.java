@@ -1,0 +1,174 @@
+package io.mantlehooks.runtime;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.springframework.util.Assert;
+
+/**
+ * How a turn's thread waits for a hook it must await (a modify hook in {@code .call()}, a
+ * tool-result or knowledge hook): it spins for a short while before it parks. A hook that
+ * answers within the spin saves its caller the park and the wake-up, two system calls and
+ * a trip through the scheduler that cost more than a quick hook's own work (on the 2-core
+ * build machine a parked wait costs its caller about 10 µs of CPU, see the README's
+ * "Performance").
+ * <p>
+ * Spinning is bounded three ways:
+ * <ul>
+ * <li>by time: {@code mantle.hooks.executor.spin-wait} (20 µs by default, {@code 0} turns
+ * it off, at most {@link #MAX_SPIN});</li>
+ * <li>by how many threads spin at once, in the whole JVM: half the processors, none on a
+ * single processor (where the spinner would only keep the hook from running);</li>
+ * <li>by how it went lately: after {@value #MISSES_BEFORE_BACKING_OFF} spins in a row
+ * that the hook outlasted (slow hooks, or a machine too busy to run them at once), only
+ * one wait in {@value #PROBE_EVERY} spins, until one is answered in time.</li>
+ * </ul>
+ * A wait that does not spin, or outlasts its spin, parks as before; nothing else about
+ * the wait changes (its result, its interruption, the hook's timeout).
+ */
+public final class HookWait {
+
+	/** The default of {@code mantle.hooks.executor.spin-wait}. */
+	public static final Duration DEFAULT_SPIN = Duration.ofNanos(20_000);
+
+	/** The longest spin allowed: beyond it a spinner holds a processor for nothing. */
+	public static final Duration MAX_SPIN = Duration.ofMillis(1);
+
+	/** Waits that park at once, as a plain {@link CompletableFuture#get()}. */
+	public static final HookWait PARK = new HookWait(Duration.ZERO);
+
+	static final int MISSES_BEFORE_BACKING_OFF = 8;
+
+	static final int PROBE_EVERY = 16;
+
+	/** Threads spinning now, in this JVM: processors are shared by every runner. */
+	private static final AtomicInteger spinningInJvm = new AtomicInteger();
+
+	private final long spinNanos;
+
+	private final int maxSpinners;
+
+	private final AtomicInteger spinning;
+
+	/**
+	 * Spins in a row the hook outlasted; a hint, so races that lose a count are harmless.
+	 */
+	private volatile int misses;
+
+	/** Waits while backing off, to pick the ones that probe; a hint as well. */
+	private volatile int backedOff;
+
+	/**
+	 * Create a wait that spins for at most the given time before it parks.
+	 * @param spin how long to spin, {@link Duration#ZERO} to park at once
+	 * @throws IllegalArgumentException if the spin is negative or longer than
+	 * {@link #MAX_SPIN}
+	 */
+	public HookWait(Duration spin) {
+		this(checked(spin).toNanos(), Runtime.getRuntime().availableProcessors() / 2, spinningInJvm);
+	}
+
+	HookWait(long spinNanos, int maxSpinners, AtomicInteger spinning) {
+		this.spinNanos = spinNanos;
+		this.maxSpinners = maxSpinners;
+		this.spinning = spinning;
+	}
+
+	private static Duration checked(Duration spin) {
+		Assert.notNull(spin, "'spin' must not be null");
+		Assert.isTrue(!spin.isNegative() && spin.compareTo(MAX_SPIN) <= 0,
+				() -> "The spin before a wait parks must be between 0 and " + MAX_SPIN.toNanos() / 1000 + "us, but was "
+						+ spin.toNanos() / 1000 + "us");
+		return spin;
+	}
+
+	/**
+	 * Return the longest time a wait spins before it parks.
+	 * @return the spin, {@link Duration#ZERO} when waits park at once
+	 */
+	public Duration getSpin() {
+		return Duration.ofNanos(this.spinNanos);
+	}
+
+	/**
+	 * Wait for the future's result, spinning first where that is allowed.
+	 * @param <T> the result type
+	 * @param future what to wait for
+	 * @return its result
+	 * @throws InterruptedException if the thread is interrupted while it parks
+	 * @throws ExecutionException if the future completed exceptionally
+	 */
+	public <T> T get(CompletableFuture<T> future) throws InterruptedException, ExecutionException {
+		if (!future.isDone() && mayTry()) {
+			spin(future);
+		}
+		return future.get();
+	}
+
+	private boolean mayTry() {
+		if (this.spinNanos == 0 || this.maxSpinners <= 0) {
+			return false;
+		}
+		if (this.misses < MISSES_BEFORE_BACKING_OFF) {
+			return true;
+		}
+		int waits = this.backedOff + 1;
+		this.backedOff = waits;
+		return waits % PROBE_EVERY == 0;
+	}
+
+	private void spin(CompletableFuture<?> future) {
+		if (!takeSlot()) {
+			return;
+		}
+		try {
+			long deadline = System.nanoTime() + this.spinNanos;
+			while (!future.isDone()) {
+				if (System.nanoTime() - deadline >= 0) {
+					int missed = this.misses;
+					if (missed < MISSES_BEFORE_BACKING_OFF) {
+						this.misses = missed + 1;
+					}
+					return;
+				}
+				Thread.onSpinWait();
+			}
+			if (this.misses != 0) {
+				this.misses = 0;
+			}
+		}
+		finally {
+			this.spinning.decrementAndGet();
+		}
+	}
+
+	private boolean takeSlot() {
+		while (true) {
+			int now = this.spinning.get();
+			if (now >= this.maxSpinners) {
+				return false;
+			}
+			if (this.spinning.compareAndSet(now, now + 1)) {
+				return true;
+			}
+		}
+	}
+
+	/**
+	 * Return how many threads spin now under this wait's limit: for tests.
+	 */
+	int spinningNow() {
+		return this.spinning.get();
+	}
+
+	/**
+	 * Return whether waits spin only now and then, after spins the hooks outlasted: for
+	 * tests.
+	 */
+	boolean backingOff() {
+		return this.misses >= MISSES_BEFORE_BACKING_OFF;
+	}
+
+}
