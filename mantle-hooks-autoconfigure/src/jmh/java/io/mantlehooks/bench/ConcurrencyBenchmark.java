@@ -31,7 +31,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * measured in the same run. Variants: plain Spring AI, the starter without hooks,
  * six or ten observers and no modify hook, the starter's full chain with a hook that
  * never runs, one 20 ms blocking modify hook (streamed), and the same hook in
- * {@code .call()} turns (one virtual thread per caller on Java 21+).
+ * {@code .call()} turns (one virtual thread per caller on Java 21+), and a quick blocking
+ * modify hook (a redaction) in {@code .call()} turns, where the waiting caller spins.
  * <p>
  * The streaming guardrail variants stream ten sentences over 500 ms
  * ({@link BenchModels.Sentences}) through one outgoing-text hook that returns at once,
@@ -91,6 +92,8 @@ public final class ConcurrencyBenchmark {
 		variants.put(PLAIN_CALL, new Variant(null, true, true, false, PLAIN_CALL));
 		variants.put("20 ms blocking modify hook, call",
 				new Variant(BenchHooks.SlowRequestHook.class, true, false, false, PLAIN_CALL));
+		variants.put("quick blocking modify hook, call",
+				new Variant(BenchHooks.BlockingRequestHook.class, true, false, false, PLAIN_CALL));
 		variants.put(PLAIN_SENTENCES, new Variant(null, false, true, true, PLAIN_SENTENCES));
 		variants.put(SENTENCES_HOOK,
 				new Variant(BenchHooks.SentenceOutgoingHook.class, false, false, true, PLAIN_SENTENCES));

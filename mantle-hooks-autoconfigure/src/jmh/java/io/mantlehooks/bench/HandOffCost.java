@@ -18,14 +18,16 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * Where a modify hook's time goes beyond its one hand-off: for {@code TurnBenchmark}'s
  * {@code .call()} turn (plain Spring AI, one blocking and one {@code CompletionStage}
- * {@code @ModifyModelRequest}) and a bare hand-off to the hook executor and back, prints
- * per turn the wall time, the calling thread's CPU time and the whole process's CPU
- * time (and the same hand-off waited for as the engine waits for hooks, spinning briefly
- * before it parks, {@code mantle.hooks.executor.spin-wait}), each the median of the measured rounds (the variants take turns in every round).
- * A hooked turn's time minus plain's, over the bare hand-off's, is how many hand-offs
- * the hook adds; the CPU columns say on which side the rest is spent: the caller's (the
- * turn's own work before and after the hand-off) or the hook thread's. Every reply is
- * checked to be the model's; the run stops at the first that is not.
+ * {@code @ModifyModelRequest}), a bare hand-off to the hook executor and back, and the
+ * same hand-off waited for as the engine waits for hooks (spinning briefly before it
+ * parks, {@code mantle.hooks.executor.spin-wait}), prints per turn the wall time, the
+ * calling thread's CPU time and the whole process's CPU time, each the median of the
+ * measured rounds (the variants take turns in every round). A hooked turn's time minus
+ * plain's, over the bare hand-off's, is how many hand-offs the hook adds (the last
+ * column divides by the waited hand-off instead); the CPU columns say on which side the
+ * rest is spent: the caller's (the turn's own work before and after the hand-off) or the
+ * hook thread's. Every reply is checked to be the model's; the run stops at the first
+ * that is not.
  * <p>
  * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure verify
  * -Dbench.main=io.mantlehooks.bench.HandOffCost -Dbench.args="20000 8"} (turns per round,

@@ -12,7 +12,7 @@ import org.springframework.util.Assert;
  * tool-result or knowledge hook): it spins for a short while before it parks. A hook that
  * answers within the spin saves its caller the park and the wake-up, two system calls and
  * a trip through the scheduler that cost more than a quick hook's own work (on the 2-core
- * build machine a parked wait costs its caller about 10 µs of CPU, see the README's
+ * build machine a parked wait costs its caller more than 10 µs of CPU, see the README's
  * "Performance").
  * <p>
  * Spinning is bounded three ways:
