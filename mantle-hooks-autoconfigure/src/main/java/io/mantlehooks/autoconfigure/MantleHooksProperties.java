@@ -308,6 +308,7 @@ public class MantleHooksProperties {
 		}
 
 		public void setSpinWait(Duration spinWait) {
+			Assert.notNull(spinWait, "mantle.hooks.executor.spin-wait must be a duration (0 parks at once)");
 			Assert.isTrue(!spinWait.isNegative() && spinWait.compareTo(HookWait.MAX_SPIN) <= 0,
 					() -> "mantle.hooks.executor.spin-wait must be between 0 and 1ms, but was "
 							+ spinWait.toNanos() / 1000 + "us");

@@ -192,6 +192,14 @@ class MantleHooksConfigurationTests {
 			assertThat(context.getStartupFailure()).rootCause()
 				.hasMessage("mantle.hooks.executor.spin-wait must be between 0 and 1ms, but was 5000us");
 		});
+		// an empty value binds nothing: the default stays
+		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=")
+			.run((context) -> assertThat(context.getBean(HookRunner.class).getWait().getSpin())
+				.isEqualTo(HookWait.DEFAULT_SPIN));
+		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=soon").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("mantle.hooks.executor.spin-wait");
+		});
 		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=-1us").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
