@@ -293,7 +293,7 @@ public class MantleHooksProperties {
 		 * within it saves the park and wake-up. At most half the processors spin at once,
 		 * none on one processor; 0 parks at once. At most 1ms.
 		 */
-		private Duration spinWait = Duration.ofNanos(20_000);
+		private Duration spinWait = HookWait.DEFAULT_SPIN;
 
 		public boolean isVirtualThreads() {
 			return this.virtualThreads;
@@ -309,7 +309,7 @@ public class MantleHooksProperties {
 
 		public void setSpinWait(Duration spinWait) {
 			Assert.notNull(spinWait, "mantle.hooks.executor.spin-wait must be a duration (0 parks at once)");
-			Assert.isTrue(!spinWait.isNegative() && spinWait.compareTo(HookWait.MAX_SPIN) <= 0,
+			Assert.isTrue(HookWait.isAllowed(spinWait),
 					() -> "mantle.hooks.executor.spin-wait must be between 0 and 1ms, but was "
 							+ spinWait.toNanos() / 1000 + "us");
 			this.spinWait = spinWait;

@@ -76,11 +76,19 @@ public final class HookWait {
 		this.spinning = spinning;
 	}
 
+	/**
+	 * Return whether a spin is one a wait may be given: from zero to {@link #MAX_SPIN}.
+	 * @param spin the spin
+	 * @return whether it is allowed
+	 */
+	public static boolean isAllowed(Duration spin) {
+		return !spin.isNegative() && spin.compareTo(MAX_SPIN) <= 0;
+	}
+
 	private static Duration checked(Duration spin) {
 		Assert.notNull(spin, "'spin' must not be null");
-		Assert.isTrue(!spin.isNegative() && spin.compareTo(MAX_SPIN) <= 0,
-				() -> "The spin before a wait parks must be between 0 and " + MAX_SPIN.toNanos() / 1000 + "us, but was "
-						+ spin.toNanos() / 1000 + "us");
+		Assert.isTrue(isAllowed(spin), () -> "The spin before a wait parks must be between 0 and "
+				+ MAX_SPIN.toNanos() / 1000 + "us, but was " + spin.toNanos() / 1000 + "us");
 		return spin;
 	}
 
