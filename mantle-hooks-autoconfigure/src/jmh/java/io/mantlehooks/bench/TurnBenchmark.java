@@ -38,7 +38,7 @@ import org.springframework.core.task.AsyncTaskExecutor;
  * briefly before it parks), and a modify hook that hangs (500 ms timeout) behind its open circuit breaker;
  * hooks at every point with an observation registry, and with the turn console recording.
  * {@code call} is a {@code .call()} turn, {@code stream} a {@code .stream()}
- * turn of ten chunks.
+ * turn of ten chunks; every reply is checked to be the model's.
  * <p>
  * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure -am verify
  * -Djmh.args="TurnBenchmark -prof gc"}
@@ -116,7 +116,7 @@ public class TurnBenchmark {
 		if ("executorHopWaited".equals(this.variant)) {
 			return this.wait.get(CompletableFuture.supplyAsync(() -> "hop", this.executor));
 		}
-		return this.chatClient.prompt().user("my card is 4111").call().content();
+		return theModels(this.chatClient.prompt().user("my card is 4111").call().content(), BenchModels.CALLED_TEXT);
 	}
 
 	@Benchmark
@@ -124,7 +124,20 @@ public class TurnBenchmark {
 		if (this.variant.startsWith("executorHop")) {
 			return null;
 		}
-		return this.chatClient.prompt().user("my card is 4111").stream().content().blockLast();
+		return theModels(this.chatClient.prompt().user("my card is 4111").stream().content().blockLast(), "word9 ");
+	}
+
+	/**
+	 * Return the reply if it is the model's (its whole text, or a stream's last chunk,
+	 * which ends the text when a hook buffers it): a hook that failed would end the turn
+	 * early with the fail-closed reply, fast and wrong. The hung hook behind its open
+	 * breaker is measured for exactly that reply.
+	 */
+	private String theModels(String reply, String modelsEnd) {
+		if (!"hungHookOpenBreaker".equals(this.variant) && (reply == null || !reply.endsWith(modelsEnd))) {
+			throw new IllegalStateException("Not the model's reply: " + reply);
+		}
+		return reply;
 	}
 
 }

@@ -15,9 +15,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.ModelSettings;
+import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.Stalls;
+import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.annotation.ModifyModelRequest;
+import io.mantlehooks.annotation.ModifyModelResponse;
+import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.annotation.ModifyToolResult;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -210,6 +218,37 @@ class HookWaitTests {
 			});
 	}
 
+	@Test
+	void faultyAwaitedHooksEndAsTheirFailPolicySaysAndLeaveNoSpinner() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class))
+			.withPropertyValues("mantle.hooks.timeouts.modify=60s")
+			.withBean("faultyHooks", FaultyHooks.class)
+			.run((context) -> {
+				HookRunner runner = context.getBean(HookRunner.class);
+				// each wait spins first, then parks until the hook's fault settles it
+				assertThat(runner.runAndWait(HookPoint.MODEL_REQUEST, HookRunnerTests.request(), HookScope.none()))
+					.isInstanceOfSatisfying(ModifyResult.Failed.class, (failed) -> {
+						assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.CRASH);
+						assertThat(failed.policy()).isEqualTo(HookPoint.FailPolicy.CLOSED);
+					});
+				assertThat(runner.runAndWait(HookPoint.TOOL_RESULT, HookRunnerTests.toolResult("42"), HookScope.none()))
+					.isInstanceOfSatisfying(ModifyResult.Failed.class, (failed) -> {
+						assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.CRASH);
+						assertThat(failed.policy()).isEqualTo(HookPoint.FailPolicy.OPEN);
+					});
+				assertThat(runner.runAndWait(HookPoint.OUTGOING_TEXT, HookRunnerTests.outgoing("hi"), HookScope.none()))
+					.isInstanceOfSatisfying(ModifyResult.Failed.class,
+							(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.INVALID_RETURN));
+				assertThat(
+						runner.runAndWait(HookPoint.MODEL_RESPONSE, HookRunnerTests.response("hi"), HookScope.none()))
+					.isInstanceOfSatisfying(ModifyResult.Failed.class, (failed) -> {
+						assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT);
+						assertThat(failed.policy()).isEqualTo(HookPoint.FailPolicy.OPEN);
+					});
+				assertThat(runner.getWait().spinningNow()).isZero();
+			});
+	}
+
 	private static ModelRequestPayload request(String text) {
 		return new ModelRequestPayload(List.<Message>of(new UserMessage(text)), ModelSettings.empty(), List.of(), 1,
 				"user-42", Map.of(), new Channel("rest", Map.of()));
@@ -266,6 +305,31 @@ class HookWaitTests {
 
 		boolean parked() {
 			return this.parked;
+		}
+
+	}
+
+	static class FaultyHooks {
+
+		@ModifyModelRequest
+		ModelRequestPayload crash(ModelRequestPayload request) {
+			throw new IllegalStateException("settings store unavailable");
+		}
+
+		@ModifyToolResult
+		ToolResultPayload overflow(ToolResultPayload result) {
+			throw new StackOverflowError();
+		}
+
+		@ModifyOutgoingText
+		@Nullable OutgoingTextPayload garbage(OutgoingTextPayload text) {
+			return null;
+		}
+
+		@ModifyModelResponse(timeoutMs = 100)
+		ModelResponsePayload hang(ModelResponsePayload response) {
+			Stalls.parkIgnoringInterrupts(5_000);
+			return response;
 		}
 
 	}
