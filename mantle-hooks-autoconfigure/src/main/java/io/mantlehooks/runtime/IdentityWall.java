@@ -39,6 +39,11 @@ final class IdentityWall {
 		}
 		if (original instanceof ModelRequestPayload in) {
 			ModelRequestPayload out = (ModelRequestPayload) returned;
+			if (out.toolNames() == in.toolNames() && out.iteration() == in.iteration()
+					&& out.senderId() == in.senderId() && out.call() == in.call() && out.channel() == in.channel()) {
+				// made by the payload's with-methods: the engine's own fields, untouched
+				return out;
+			}
 			return new ModelRequestPayload(out.messages(), out.modelSettings(), in.toolNames(), in.iteration(),
 					in.senderId(), in.call(), in.channel());
 		}

@@ -25,6 +25,9 @@ final class TurnContexts {
 	static final Set<String> ENGINE_KEYS = Set.of(MantleHooks.TURN_ID, MantleHooks.OUTCOME, MantleHooks.REASON,
 			MantleHooks.APPROVAL_ID, MantleHooks.APPROVAL_CALLS, MantleHooks.RETRACTED);
 
+	/** The same keys, walked by index: a turn's edges run once per turn or chunk. */
+	private static final String[] ENGINE_KEY_ARRAY = ENGINE_KEYS.toArray(String[]::new);
+
 	private TurnContexts() {
 	}
 
@@ -46,9 +49,9 @@ final class TurnContexts {
 	 * Return the request of a turn: the turn in its context, engine-owned keys removed.
 	 */
 	static ChatClientRequest enter(ChatClientRequest request, Turn turn) {
-		Map<String, @Nullable Object> context = new HashMap<>(request.context());
-		ENGINE_KEYS.forEach(context::remove);
-		Rounds.INTERNAL_KEYS.forEach(context::remove);
+		Map<String, @Nullable Object> context = sizedCopy(request.context(), 1);
+		removeAll(context, ENGINE_KEY_ARRAY);
+		removeAll(context, Rounds.INTERNAL_KEY_ARRAY);
 		context.put(Turn.CONTEXT_KEY, turn);
 		return new ChatClientRequest(request.prompt(), context);
 	}
@@ -66,10 +69,26 @@ final class TurnContexts {
 			return request;
 		}
 		Map<String, @Nullable Object> withoutInternal = new HashMap<>(context);
-		for (String key : Rounds.INTERNAL_KEY_ARRAY) {
-			withoutInternal.remove(key);
-		}
+		removeAll(withoutInternal, Rounds.INTERNAL_KEY_ARRAY);
 		return new ChatClientRequest(request.prompt(), withoutInternal);
+	}
+
+	/**
+	 * A copy with room for {@code more} entries, so adding them does not grow it again.
+	 */
+	private static Map<String, @Nullable Object> sizedCopy(Map<String, @Nullable Object> source, int more) {
+		Map<String, @Nullable Object> copy = new HashMap<>((int) ((source.size() + more) / 0.75f) + 1);
+		copy.putAll(source);
+		return copy;
+	}
+
+	private static void removeAll(Map<String, @Nullable Object> context, String[] keys) {
+		if (context.isEmpty()) {
+			return;
+		}
+		for (String key : keys) {
+			context.remove(key);
+		}
 	}
 
 	private static boolean containsAny(Map<String, @Nullable Object> context, String[] keys) {
@@ -91,8 +110,8 @@ final class TurnContexts {
 
 	private static Map<String, @Nullable Object> callerContext(Map<String, @Nullable Object> source, Turn turn,
 			@Nullable Outcome outcome) {
-		Map<String, @Nullable Object> context = new HashMap<>(source);
-		Rounds.INTERNAL_KEYS.forEach(context::remove);
+		Map<String, @Nullable Object> context = sizedCopy(source, (outcome != null) ? 4 : 2);
+		removeAll(context, Rounds.INTERNAL_KEY_ARRAY);
 		context.put(MantleHooks.TURN_ID, turn.id());
 		context.put(MantleHooks.AGENT, turn.agent());
 		if (outcome != null) {

@@ -45,7 +45,7 @@ public final class Steps {
 		while (true) {
 			if (current instanceof Step.Bind bind) {
 				if (continuations == null) {
-					continuations = new ArrayDeque<>(8);
+					continuations = new ArrayDeque<>(4);
 				}
 				continuations.push(bind.next);
 				current = bind.step;
@@ -128,7 +128,7 @@ public final class Steps {
 
 		private final Executor blockingExecutor;
 
-		private final Deque<Function> continuations = new ArrayDeque<>(8);
+		private final Deque<Function> continuations = new ArrayDeque<>(4);
 
 		private volatile boolean cancelled;
 
