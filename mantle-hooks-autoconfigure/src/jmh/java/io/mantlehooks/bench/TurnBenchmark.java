@@ -53,7 +53,7 @@ public class TurnBenchmark {
 
 	@Param({ "plain", "starterNoHooks", "observersOnly", "blockingHook", "asyncHook", "everyPoint",
 			"handWrittenAdvisor", "twoPassThroughAdvisors", "executorHop", "executorHopWaited", "hungHookOpenBreaker", "everyPointObserved",
-			"everyPointConsole" })
+			"everyPointConsole", "idleChain" })
 	public String variant;
 
 	private ConfigurableApplicationContext context;
@@ -73,6 +73,8 @@ public class TurnBenchmark {
 			case "everyPoint", "everyPointObserved", "everyPointConsole" -> BenchHooks.EveryPoint.class;
 			case "observersOnly" -> BenchHooks.Observers.class;
 			case "hungHookOpenBreaker" -> BenchHooks.HungRequestHook.class;
+			// the starter's whole chain, and a tool-result hook the turn never reaches
+			case "idleChain" -> BenchHooks.IdleToolObserver.class;
 			default -> null;
 		};
 		Map<String, Object> properties = new HashMap<>();

@@ -70,7 +70,9 @@ final class TurnContexts {
 		}
 		Map<String, @Nullable Object> withoutInternal = new HashMap<>(context);
 		removeAll(withoutInternal, Rounds.INTERNAL_KEY_ARRAY);
-		return new ChatClientRequest(request.prompt(), withoutInternal);
+		// nothing of the application's left: the model advisor copies Map.of() into its
+		// chunks as it is, where an empty HashMap costs an iterator on every chunk
+		return new ChatClientRequest(request.prompt(), withoutInternal.isEmpty() ? Map.of() : withoutInternal);
 	}
 
 	/**
@@ -154,9 +156,9 @@ final class TurnContexts {
 		synchronized ChatClientResponse leave(ChatClientResponse chunk) {
 			Map<String, @Nullable Object> chunkContext = chunk.context();
 			Map<String, @Nullable Object> current = this.context;
-			// chunk contexts are equal copies, or the very same Map.of() when the
-			// application passes no context (what Spring AI's model advisor copies)
-			if (current == null || (chunkContext != this.source && !chunkContext.equals(this.source))) {
+			// chunk contexts are equal copies (a new map for each chunk, empty when
+			// the application passes no context), or one shared instance
+			if (current == null || (chunkContext != this.source && !sameEntries(chunkContext, this.source))) {
 				// shared by the chunks, not wrapped: Spring AI's chain always hops into
 				// the turn advisor, and its aggregator only reads this map and gives the
 				// caller each chunk with a copy; a read-only view would cost wrappers
@@ -166,6 +168,19 @@ final class TurnContexts {
 				this.context = current;
 			}
 			return new ChatClientResponse(chunk.chatResponse(), current);
+		}
+
+		/**
+		 * Whether two chunk contexts hold the same entries; two empty ones (each chunk
+		 * gets a new empty map when the application passes no context) without an
+		 * iterator.
+		 */
+		private static boolean sameEntries(Map<String, @Nullable Object> chunk,
+				@Nullable Map<String, @Nullable Object> source) {
+			if (source == null) {
+				return false;
+			}
+			return (chunk.isEmpty() && source.isEmpty()) || chunk.equals(source);
 		}
 
 	}

@@ -4,13 +4,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ai.turn.Turn;
+import io.mantlehooks.runtime.CallerContext;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.ChatModelStreamAdvisor;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
+import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.Prompt;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -68,6 +74,41 @@ class ModelBoundaryTests {
 		assertThat(TurnContexts.toModel(request)).isSameAs(request);
 		ChatClientRequest empty = new ChatClientRequest(new Prompt("hi"), Map.of());
 		assertThat(TurnContexts.toModel(empty)).isSameAs(empty);
+	}
+
+	@Test
+	void aRequestWithOnlyTheEnginesKeysReachesTheModelWithTheEmptyImmutableMap() {
+		Map<String, Object> context = new HashMap<>();
+		context.put(Turn.CONTEXT_KEY, "turn");
+		context.put(Rounds.ITERATION, 2);
+		ChatClientRequest sent = TurnContexts.toModel(new ChatClientRequest(new Prompt("hi"), context));
+		// what Spring AI's model advisor copies into every chunk without iterating it
+		assertThat(sent.context()).isSameAs(Map.of());
+		assertThat(Map.copyOf(sent.context())).isSameAs(sent.context());
+	}
+
+	@Test
+	void theCallersChunksShareOneContextWhileTheModelsChunkContextsHoldTheSame() {
+		Turn turn = Turn.start(Map.of(), CallerContext.empty());
+		TurnContexts.Chunks chunks = new TurnContexts.Chunks(turn);
+		// each chunk of Spring AI's model advisor has a new map, empty without an
+		// application context
+		ChatClientResponse first = chunks.leave(chunk("Hel", new HashMap<>()));
+		ChatClientResponse second = chunks.leave(chunk("lo", new HashMap<>()));
+		assertThat(first.context()).containsEntry(MantleHooks.TURN_ID, turn.id())
+			.containsEntry(MantleHooks.AGENT, MantleHooks.DEFAULT_AGENT)
+			.hasSize(2);
+		assertThat(second.context()).isSameAs(first.context());
+		assertThat(second.chatResponse().getResult().getOutput().getText()).isEqualTo("lo");
+		ChatClientResponse tagged = chunks.leave(chunk("!", new HashMap<>(Map.of("tenant", "t1"))));
+		assertThat(tagged.context()).containsEntry("tenant", "t1").containsEntry(MantleHooks.TURN_ID, turn.id());
+		ChatClientResponse again = chunks.leave(chunk("?", new HashMap<>(Map.of("tenant", "t1"))));
+		assertThat(again.context()).isSameAs(tagged.context());
+		assertThat(chunks.leave(chunk(".", new HashMap<>())).context()).doesNotContainKey("tenant");
+	}
+
+	private static ChatClientResponse chunk(String text, Map<String, Object> context) {
+		return new ChatClientResponse(new ChatResponse(List.of(new Generation(new AssistantMessage(text)))), context);
 	}
 
 }
