@@ -12,12 +12,13 @@ import org.springframework.ai.chat.messages.Message;
  * iteration), before the provider call. A modify hook may change {@code messages} (sent
  * as they are, without validation) and {@code modelSettings} (the allowlisted overrides).
  *
- * Its messages are frozen when the payload is made: each is an instance of the same
- * Spring AI type with the same content, but its metadata, media, tool calls and tool
- * responses are read-only and changing them fails with an
- * {@link UnsupportedOperationException}. Every hook and observer of the turn shares them;
- * to change a message, build a new one ({@code message.mutate()...build()}) and return
- * {@link #withMessages(List)}.
+ * Its messages are frozen: each is an instance of the same Spring AI type with the same
+ * content, but its metadata, media, tool calls and tool responses are read-only and
+ * changing them fails with an {@link UnsupportedOperationException}. Every hook and
+ * observer of the turn shares them; to change a message, build a new one
+ * ({@code message.mutate()...build()}) and return {@link #withMessages(List)}. A message
+ * is frozen the first time a hook or observer reads it, once for all of them; the
+ * provider is sent the messages the turn had, so one that nobody reads is never copied.
  *
  * @param messages mutable: the messages about to be sent, unmodifiable, each one frozen
  * @param modelSettings mutable: per-call overrides; starts {@link ModelSettings#empty()}
@@ -31,8 +32,9 @@ public record ModelRequestPayload(List<Message> messages, ModelSettings modelSet
 		int iteration, String senderId, Map<String, Object> call, Channel channel) implements HookPayload {
 
 	public ModelRequestPayload {
-		// frozen once, so every hook and observer shares the messages and none can change
-		// them in place; an empty list loads no Spring AI class (the runner needs none)
+		// frozen once, when first read, so every hook and observer shares the messages
+		// and none can change them in place; an empty list loads no Spring AI class (the
+		// runner needs none)
 		messages = (messages == null || messages.isEmpty()) ? List.of() : FrozenMessages.freeze(messages);
 		modelSettings = (modelSettings != null) ? modelSettings : ModelSettings.empty();
 		toolNames = JsonValues.copyList(toolNames);
@@ -53,8 +55,8 @@ public record ModelRequestPayload(List<Message> messages, ModelSettings modelSet
 
 	/**
 	 * Return a copy whose messages are new copies, frozen again. The engine no longer
-	 * needs it: messages are frozen when a payload is made, so every hook shares them and
-	 * none can change them in place. Kept for code that called it.
+	 * needs it: a payload's messages are frozen, so every hook shares them and none can
+	 * change them in place. Kept for code that called it.
 	 * @return the new payload
 	 */
 	public ModelRequestPayload withCopiedMessages() {

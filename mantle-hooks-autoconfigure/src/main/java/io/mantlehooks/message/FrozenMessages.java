@@ -68,24 +68,13 @@ public final class FrozenMessages {
 		if (messages instanceof FrozenMessageList) {
 			return messages;
 		}
-		Message[] frozen = messages.toArray(new Message[0]);
-		int reusable = (earlier != null) ? Math.min(earlier.size(), frozen.length) : 0;
-		for (int i = 0; i < frozen.length; i++) {
-			Message message = Objects.requireNonNull(frozen[i], "messages must not contain null");
-			if (message instanceof FrozenMessage) {
-				continue;
-			}
-			// within a turn the position says it is the same message: no check needed,
-			// as before; across turns the kept copy is checked against its source
-			if (earlier != null && i < reusable && earlier.get(i) instanceof FrozenMessage same
-					&& same.source() == message) {
-				frozen[i] = same;
-			}
-			else {
-				frozen[i] = (kept != null) ? kept.freeze(message) : freezeOne(message);
-			}
+		Message[] sources = messages.toArray(new Message[0]);
+		for (Message message : sources) {
+			Objects.requireNonNull(message, "messages must not contain null");
 		}
-		return new FrozenMessageList(frozen);
+		// each is frozen when first read (FrozenMessageList): what nobody reads is sent
+		// as it is, never copied
+		return new FrozenMessageList(sources, earlier, kept);
 	}
 
 	/**
@@ -105,6 +94,13 @@ public final class FrozenMessages {
 	 */
 	public static List<Message> thaw(List<Message> messages) {
 		List<Message> sources = new ArrayList<>(messages.size());
+		if (messages instanceof FrozenMessageList frozen) {
+			// without freezing what no hook read
+			for (int i = 0; i < frozen.size(); i++) {
+				sources.add(frozen.sourceAt(i));
+			}
+			return sources;
+		}
 		for (Message message : messages) {
 			sources.add((message instanceof FrozenMessage frozen) ? frozen.source() : message);
 		}

@@ -8,7 +8,7 @@ import io.mantlehooks.ToolCallPayload;
 /**
  * What hooks receive, so that nothing a hook does to its argument reaches the turn or
  * another hook. Payload records are deeply immutable, the messages of a model request
- * included (they are frozen when the payload is made, once per model call, see
+ * included (each is frozen once, when first read, see
  * {@code io.mantlehooks.message.FrozenMessages}): every invocation shares the payload,
  * nothing is copied per hook. The runner names no Spring AI type.
  */

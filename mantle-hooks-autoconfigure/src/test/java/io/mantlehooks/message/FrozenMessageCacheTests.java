@@ -75,6 +75,8 @@ class FrozenMessageCacheTests {
 		UserMessage untouched = new UserMessage("untouched");
 		List<Message> history = List.of(system, user, assistant, toolResponse, untouched);
 		List<Message> first = FrozenMessages.freeze(history, null, kept);
+		// the first turn's hooks read every message (messages are frozen when first read)
+		assertThat(first).allSatisfy((message) -> assertThat(FrozenMessages.isFrozen(message)).isTrue());
 
 		user.getMetadata().put("flag", "changed");
 		user.getMedia().clear();

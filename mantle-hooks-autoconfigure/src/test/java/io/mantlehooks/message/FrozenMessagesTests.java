@@ -5,6 +5,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.ModelRequestPayload;
@@ -210,6 +215,84 @@ class FrozenMessagesTests {
 			assertThat(rewritten.messages().get(i)).isSameAs(payload.messages().get(i));
 		}
 		assertThat(rewritten.messages()).allSatisfy((message) -> assertThat(FrozenMessages.isFrozen(message)).isTrue());
+	}
+
+	@Test
+	void aMessageNobodyReadsIsNeverCopiedAndTheProviderGetsItsSource() {
+		List<Message> history = history(100);
+		ModelRequestPayload payload = new ModelRequestPayload(history, ModelSettings.empty(), List.of(), 1, "user-42",
+				Map.of(), Channel.of("rest"));
+		FrozenMessageList messages = (FrozenMessageList) payload.messages();
+		assertThat(messages.frozenCount()).isZero();
+		// a hook that looks at the last message only
+		Message last = messages.get(99);
+		assertThat(FrozenMessages.isFrozen(last)).isTrue();
+		assertThat(last.getText()).isEqualTo("answer 99");
+		assertThat(messages.frozenCount()).isEqualTo(1);
+		List<Message> sent = FrozenMessages.thaw(messages);
+		for (int i = 0; i < 100; i++) {
+			assertThat(sent.get(i)).isSameAs(history.get(i));
+		}
+		assertThat(messages.frozenCount()).as("thawing freezes nothing").isEqualTo(1);
+		// what a rewriting hook returns and nobody reads after it is sent without a copy
+		List<Message> rewritten = new ArrayList<>(List.of(last));
+		UserMessage redacted = new UserMessage("redacted");
+		rewritten.add(redacted);
+		FrozenMessageList returned = (FrozenMessageList) payload.withMessages(rewritten).messages();
+		assertThat(FrozenMessages.thaw(returned)).containsExactly(history.get(99), redacted);
+		assertThat(returned.frozenCount()).isZero();
+	}
+
+	@Test
+	void aMessageIsFrozenWhenFirstReadAndEveryReaderGetsThatCopy() {
+		UserMessage source = user();
+		List<Message> frozen = FrozenMessages.freeze(List.of(source));
+		// a change to the source before anyone read it is what the first reader sees
+		source.getMetadata().put("before", true);
+		Message first = frozen.get(0);
+		source.getMetadata().put("after", true);
+		assertThat(first.getMetadata()).containsKey("before").doesNotContainKey("after");
+		assertThat(frozen.get(0)).isSameAs(first);
+		assertThat(frozen).containsExactly(first);
+		assertThat(frozen.toArray()).containsExactly(first);
+	}
+
+	@Test
+	void readersOnManyThreadsShareOneFrozenMessagePerPosition() throws Exception {
+		ExecutorService readers = Executors.newFixedThreadPool(8);
+		try {
+			for (int trial = 0; trial < 300; trial++) {
+				List<Message> frozen = FrozenMessages.freeze(history(4));
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<List<Message>>> seen = new ArrayList<>();
+				for (int reader = 0; reader < 8; reader++) {
+					seen.add(readers.submit(() -> {
+						start.await();
+						return List.of(frozen.get(3), frozen.get(2), frozen.get(1), frozen.get(0));
+					}));
+				}
+				start.countDown();
+				List<Message> expected = List.of(frozen.get(3), frozen.get(2), frozen.get(1), frozen.get(0));
+				for (Future<List<Message>> one : seen) {
+					List<Message> messages = one.get(30, TimeUnit.SECONDS);
+					for (int i = 0; i < 4; i++) {
+						assertThat(messages.get(i)).isSameAs(expected.get(i));
+					}
+				}
+				assertThat(frozen).allSatisfy((message) -> assertThat(FrozenMessages.isFrozen(message)).isTrue());
+			}
+		}
+		finally {
+			readers.shutdownNow();
+		}
+	}
+
+	@Test
+	void aNullMessageIsRefusedWhenThePayloadIsMadeNotWhenItIsRead() {
+		List<Message> withNull = new ArrayList<>(history(2));
+		withNull.add(null);
+		assertThatExceptionOfType(NullPointerException.class).isThrownBy(() -> FrozenMessages.freeze(withNull))
+			.withMessage("messages must not contain null");
 	}
 
 	static List<Message> history(int size) {

@@ -312,11 +312,11 @@ public final class Turn {
 	}
 
 	/**
-	 * Return the payload of one model call. Its messages are frozen once per turn: a
-	 * message the turn's previous model call had at the same position is not frozen again
-	 * (the tool loop sends the history again with each call), nor is a message kept
-	 * frozen from an earlier turn while it matches its source (chat memory hands a
-	 * conversation's history out as the same instances every turn).
+	 * Return the payload of one model call. Its messages are frozen once per turn, each
+	 * when first read: a message the turn's previous model call had at the same position
+	 * is not frozen again (the tool loop sends the history again with each call), nor is
+	 * a message kept frozen from an earlier turn while it matches its source (chat memory
+	 * hands a conversation's history out as the same instances every turn).
 	 * @param messages the prompt's messages
 	 * @param toolNames the offered tools
 	 * @param iteration the model call's number in the turn
