@@ -85,11 +85,6 @@ final class HookInvocation implements ObserverQueue.Task {
 	static HookInvocation prepare(HookMethod hook, Object payload, HookScope scope, HookDeadlines deadlines,
 			Runnable onFinished) {
 		HookInvocation invocation = new HookInvocation(hook, payload, scope, deadlines, onFinished);
-		invocation.outcome.whenComplete((result, ex) -> {
-			if (ex instanceof TimeoutException) {
-				invocation.abandon();
-			}
-		});
 		if (hook.lane() == HookLane.MODIFY) {
 			deadlines.watch(invocation);
 		}
@@ -123,14 +118,16 @@ final class HookInvocation implements ObserverQueue.Task {
 
 	/**
 	 * The timeout passed: count the hook as a straggler if its method still runs, then
-	 * complete the outcome (so a late return is never used), and the outcome's own
-	 * callback abandons it. Counting first means the executor already knows about the
-	 * straggler when the waiting side continues: the outcome's dependents run before that
-	 * callback.
+	 * complete the outcome (so a late return is never used), then abandon it. Counting
+	 * first means the executor already knows about the straggler when the waiting side
+	 * continues: the outcome's dependents run while it completes, before the abandon. An
+	 * outcome that completed first (the hook returned just in time) is not abandoned.
 	 */
 	void timeOut() {
 		markStraggling();
-		this.outcome.completeExceptionally(new TimeoutException("Hook '" + this.hook.name() + "' timed out"));
+		if (this.outcome.completeExceptionally(new TimeoutException("Hook '" + this.hook.name() + "' timed out"))) {
+			abandon();
+		}
 	}
 
 	HookMethod hook() {
