@@ -105,8 +105,7 @@ public final class CallerContext {
 	private static boolean anyThreadLocalValue() {
 		List<ThreadLocalAccessor<?>> accessors = ContextRegistry.getInstance().getThreadLocalAccessors();
 		for (int i = 0; i < accessors.size(); i++) {
-			Object value = accessors.get(i).getValue();
-			if (value != null && !(value instanceof Observation observation && observation.isNoop())) {
+			if (worthRestoring(accessors.get(i).getValue())) {
 				return true;
 			}
 		}
@@ -115,16 +114,24 @@ public final class CallerContext {
 
 	/**
 	 * Whether the captured thread-local values are nothing worth restoring: none, or only
-	 * the no-op observation that Spring AI puts in every Reactor context when no
-	 * observation registry is configured.
+	 * no-op observations.
 	 */
 	private static boolean onlyNoopObservations(Map<?, ?> values) {
 		for (Object value : values.values()) {
-			if (!(value instanceof Observation observation) || !observation.isNoop()) {
+			if (worthRestoring(value)) {
 				return false;
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * Whether a thread-local value is worth restoring on another thread: any value but
+	 * the no-op observation that Spring AI puts in every Reactor context when no
+	 * observation registry is configured.
+	 */
+	private static boolean worthRestoring(@Nullable Object value) {
+		return value != null && !(value instanceof Observation observation && observation.isNoop());
 	}
 
 	/**
