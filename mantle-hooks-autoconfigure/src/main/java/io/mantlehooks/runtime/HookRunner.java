@@ -40,6 +40,9 @@ public class HookRunner implements DisposableBean {
 
 	private final HookWait wait;
 
+	/** How kept threads spin: as waits do, with a backing off of their own. */
+	private final HookWait keptThreadSpin;
+
 	private final ObserveLane observeLane;
 
 	private final ModifyLane modifyLane;
@@ -89,6 +92,7 @@ public class HookRunner implements DisposableBean {
 		this.registry = registry;
 		this.executor = executor;
 		this.wait = wait;
+		this.keptThreadSpin = wait.sibling();
 		this.timer = new ScheduledThreadPoolExecutor(1, timerThreadFactory());
 		this.timer.setRemoveOnCancelPolicy(true);
 		HookDeadlines deadlines = new HookDeadlines(this.timer);
@@ -196,7 +200,12 @@ public class HookRunner implements DisposableBean {
 	 * policy to; it never completes exceptionally
 	 */
 	public <P extends HookPayload> CompletableFuture<ModifyResult<P>> run(HookPoint point, P payload, HookScope scope) {
-		CompletableFuture<ModifyResult<P>> result = startModifier(point, payload, scope);
+		return run(point, payload, scope, this.executor);
+	}
+
+	private <P extends HookPayload> CompletableFuture<ModifyResult<P>> run(HookPoint point, P payload, HookScope scope,
+			Executor launcher) {
+		CompletableFuture<ModifyResult<P>> result = startModifier(point, payload, scope, launcher);
 		if (result == null) {
 			observe(point, payload, scope);
 			return CompletableFuture.completedFuture(new ModifyResult.Proceed<>(payload));
@@ -232,7 +241,7 @@ public class HookRunner implements DisposableBean {
 	 */
 	public <P extends HookPayload> CompletableFuture<ModifyResult<P>> runModifier(HookPoint point, P payload,
 			HookScope scope) {
-		CompletableFuture<ModifyResult<P>> result = startModifier(point, payload, scope);
+		CompletableFuture<ModifyResult<P>> result = startModifier(point, payload, scope, this.executor);
 		return (result != null) ? result : CompletableFuture.completedFuture(new ModifyResult.Proceed<>(payload));
 	}
 
@@ -301,13 +310,13 @@ public class HookRunner implements DisposableBean {
 	 * @return its future, or {@code null} when no modify hook runs
 	 */
 	private <P extends HookPayload> @Nullable CompletableFuture<ModifyResult<P>> startModifier(HookPoint point,
-			P payload, HookScope scope) {
+			P payload, HookScope scope, Executor launcher) {
 		HookMethod modifier = hooks(scope).modifier(point);
 		if (modifier == null || scope.skips(modifier.name())) {
 			return null;
 		}
 		checkPayload(point, payload);
-		return this.modifyLane.start(modifier, payload, scope);
+		return this.modifyLane.start(modifier, payload, scope, launcher);
 	}
 
 	/**
@@ -334,7 +343,39 @@ public class HookRunner implements DisposableBean {
 	 * @return what the modify hook decided
 	 */
 	public <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope) {
-		CompletableFuture<ModifyResult<P>> result = run(point, payload, scope);
+		return runAndWait(point, payload, scope, this.executor);
+	}
+
+	/**
+	 * Run the hooks of a point as {@link #runAndWait(HookPoint, HookPayload, HookScope)}
+	 * does, with the modify hook handed to a thread the caller keeps for a sequence of
+	 * such waits ({@link #keepThread()}) instead of a new hook-executor task.
+	 * @param <P> the payload type
+	 * @param point the point
+	 * @param payload the payload
+	 * @param scope the turn the hooks run for
+	 * @param thread the kept thread
+	 * @return what the modify hook decided
+	 */
+	public <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope,
+			KeptHookThread thread) {
+		Assert.notNull(thread, "'thread' must not be null");
+		return runAndWait(point, payload, scope, (Executor) thread);
+	}
+
+	/**
+	 * Return a hook thread to keep for a sequence of awaited invocations, one after
+	 * another, such as the tool-result hooks of one tool batch; close it when the
+	 * sequence ends.
+	 * @return the kept thread, started by its first invocation
+	 */
+	public KeptHookThread keepThread() {
+		return new KeptHookThread(this.executor, this.keptThreadSpin);
+	}
+
+	private <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope,
+			Executor launcher) {
+		CompletableFuture<ModifyResult<P>> result = run(point, payload, scope, launcher);
 		try {
 			return this.wait.get(result);
 		}

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import org.springframework.util.Assert;
 
@@ -27,6 +28,9 @@ import org.springframework.util.Assert;
  * </ul>
  * A wait that does not spin, or outlasts its spin, parks as before; nothing else about
  * the wait changes (its result, its interruption, the hook's timeout).
+ * <p>
+ * A {@link KeptHookThread} spins under the same limits for its next invocation
+ * ({@link #spinUntil}), with a backing off of its own ({@link #sibling()}).
  */
 public final class HookWait {
 
@@ -110,9 +114,32 @@ public final class HookWait {
 	 */
 	public <T> T get(CompletableFuture<T> future) throws InterruptedException, ExecutionException {
 		if (!future.isDone() && mayTry()) {
-			spin(future);
+			spin(future::isDone, System.nanoTime() + this.spinNanos, false);
 		}
 		return future.get();
+	}
+
+	/**
+	 * Spin until a condition holds, under this wait's limits, as a wait spins before it
+	 * parks: for a thread that would rather stay than be handed back and woken again
+	 * ({@link KeptHookThread}). Unlike a wait, it waits for a spinner's slot within its
+	 * spin: the thread it spins for is often a waiter that is just letting go of it.
+	 * @param condition what to spin for
+	 * @return whether the condition held before the spin ended; {@code false} also when
+	 * this wait may not spin now
+	 */
+	boolean spinUntil(BooleanSupplier condition) {
+		return condition.getAsBoolean() || (mayTry() && spin(condition, System.nanoTime() + this.spinNanos, true));
+	}
+
+	/**
+	 * Return a wait with the same spin and the same limit on spinners in this JVM, whose
+	 * backing off is its own: what one kind of wait is outlasted by says nothing about
+	 * another.
+	 * @return the sibling wait
+	 */
+	HookWait sibling() {
+		return new HookWait(this.spinNanos, this.maxSpinners, this.spinning);
 	}
 
 	private boolean mayTry() {
@@ -127,28 +154,52 @@ public final class HookWait {
 		return waits % PROBE_EVERY == 0;
 	}
 
-	private void spin(CompletableFuture<?> future) {
-		if (!takeSlot()) {
-			return;
+	/**
+	 * Spin until the condition holds or the spin ends.
+	 * @param done the condition
+	 * @param deadline when the spin ends, in {@link System#nanoTime()}
+	 * @param waitForSlot whether to wait for a spinner's slot until the deadline instead
+	 * of giving up when none is free
+	 * @return whether the condition held in time; {@code false} when no spin slot was
+	 * free
+	 */
+	private boolean spin(BooleanSupplier done, long deadline, boolean waitForSlot) {
+		while (!takeSlot()) {
+			if (!waitForSlot) {
+				return false;
+			}
+			if (done.getAsBoolean()) {
+				return true;
+			}
+			if (System.nanoTime() - deadline >= 0) {
+				// the spinners' slots stayed taken: a busy machine, so back off too
+				missed();
+				return false;
+			}
+			Thread.onSpinWait();
 		}
 		try {
-			long deadline = System.nanoTime() + this.spinNanos;
-			while (!future.isDone()) {
+			while (!done.getAsBoolean()) {
 				if (System.nanoTime() - deadline >= 0) {
-					int missed = this.misses;
-					if (missed < MISSES_BEFORE_BACKING_OFF) {
-						this.misses = missed + 1;
-					}
-					return;
+					missed();
+					return false;
 				}
 				Thread.onSpinWait();
 			}
 			if (this.misses != 0) {
 				this.misses = 0;
 			}
+			return true;
 		}
 		finally {
 			this.spinning.decrementAndGet();
+		}
+	}
+
+	private void missed() {
+		int missed = this.misses;
+		if (missed < MISSES_BEFORE_BACKING_OFF) {
+			this.misses = missed + 1;
 		}
 	}
 

@@ -53,8 +53,9 @@ final class ModifyLane {
 	/**
 	 * Start a modify hook as {@link #start(HookMethod, HookPayload, HookScope)} does,
 	 * with the invocation handed to {@code launcher} instead of the hook executor: a
-	 * {@link ModifySequence} runs it on the hook thread it already has. Everything else
-	 * (guards, observation, timeout, the decision and where it completes) is the same.
+	 * {@link ModifySequence} runs it on the hook thread it already has, a
+	 * {@link KeptHookThread} on the thread it keeps. Everything else (guards,
+	 * observation, timeout, the decision and where it completes) is the same.
 	 * @param launcher what runs the invocation; its timeout counts from the hand-off
 	 */
 	<P extends HookPayload> CompletableFuture<ModifyResult<P>> start(HookMethod hook, P payload, HookScope scope,

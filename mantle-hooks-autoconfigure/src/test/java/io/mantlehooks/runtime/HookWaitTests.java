@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.mantlehooks.Channel;
@@ -170,6 +171,48 @@ class HookWaitTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> new HookWait(Duration.ofNanos(-1000)))
 			.withMessage("The spin before a wait parks must be between 0 and 1000us, but was -1us");
 		assertThat(new HookWait(HookWait.MAX_SPIN).getSpin()).isEqualTo(Duration.ofMillis(1));
+	}
+
+	@Test
+	void aKeptThreadWaitsForASpinnersSlotWithinItsSpinAndThenHoldsIt() throws Exception {
+		AtomicInteger spinning = new AtomicInteger(1);
+		HookWait wait = new HookWait(NEVER_RUNS_OUT, 1, spinning);
+		AtomicInteger looks = new AtomicInteger();
+		AtomicInteger handOverAtLook = new AtomicInteger(Integer.MAX_VALUE);
+		ExecutorService thread = Executors.newSingleThreadExecutor();
+		try {
+			Future<Boolean> handed = thread
+				.submit(() -> wait.spinUntil(() -> looks.incrementAndGet() >= handOverAtLook.get()));
+			// it looks while it waits for the slot another spinner holds
+			await().atMost(Duration.ofSeconds(30)).until(() -> looks.get() > 2);
+			spinning.decrementAndGet();
+			// now it holds the slot and spins
+			await().atMost(Duration.ofSeconds(30)).until(() -> spinning.get() == 1);
+			handOverAtLook.set(0);
+			assertThat(handed.get(30, TimeUnit.SECONDS)).isTrue();
+			assertThat(spinning).hasValue(0);
+		}
+		finally {
+			thread.shutdownNow();
+		}
+	}
+
+	@Test
+	void aKeptThreadWhoseSlotStaysTakenGivesUpAtTheEndOfItsSpinAndBacksOff() {
+		AtomicInteger spinning = new AtomicInteger(1);
+		HookWait wait = new HookWait(RUNS_OUT_AT_ONCE, 1, spinning);
+		for (int i = 0; i < HookWait.MISSES_BEFORE_BACKING_OFF; i++) {
+			assertThat(wait.spinUntil(() -> false)).isFalse();
+		}
+		assertThat(wait.backingOff()).isTrue();
+		assertThat(spinning).hasValue(1);
+		// a wait whose condition already holds takes no slot and is answered
+		assertThat(wait.spinUntil(() -> true)).isTrue();
+		// a sibling shares the slots, not the backing off
+		HookWait sibling = wait.sibling();
+		assertThat(sibling.backingOff()).isFalse();
+		assertThat(sibling.spinningNow()).isOne();
+		assertThat(sibling.getSpin()).isEqualTo(wait.getSpin());
 	}
 
 	@Test

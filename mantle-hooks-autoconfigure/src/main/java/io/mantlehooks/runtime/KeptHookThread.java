@@ -1,0 +1,163 @@
+package io.mantlehooks.runtime;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * A hook thread that one sequence of awaited invocations keeps between them: the
+ * tool-result hooks of one tool batch, each of which runs right after its tool returned
+ * and before the next tool runs. After an invocation the thread spins for the next one
+ * instead of going back to the hook executor, so that a hook whose tool came back within
+ * the spin starts without a thread hand-off (a wake-up through the scheduler, which costs
+ * more than a quick hook's own work).
+ * <p>
+ * The thread is kept only while it spins, under the limits of a turn's wait
+ * ({@link HookWait}): a JVM-wide number of spinners, none on a single processor, and
+ * backing off when the next invocation keeps coming too late. When it may not spin, or
+ * the spin ends first, the thread goes back to the executor and the next invocation
+ * starts a new task, as without a kept thread. So a kept thread never holds an executor
+ * thread idle and never delays an invocation: one that comes while the thread still runs
+ * an earlier invocation (a hook past its timeout, perhaps ignoring its interrupt) goes to
+ * the executor at once. Each invocation keeps its own timeout, counted from its hand-off,
+ * as everywhere, and every invocation handed over runs exactly once.
+ * <p>
+ * {@link #close()} ends the keeping: a spinning thread stops at once, and later
+ * invocations go to the executor. Made by {@link HookRunner#keepThread()}.
+ */
+public final class KeptHookThread implements Executor, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(KeptHookThread.class);
+
+	/** No thread: the next invocation starts one. */
+	private static final Object NONE = new Object();
+
+	/** The thread spins for the next invocation. */
+	private static final Object SPINNING = new Object();
+
+	/** The thread runs an invocation. */
+	private static final Object RUNNING = new Object();
+
+	private final Executor executor;
+
+	private final HookWait wait;
+
+	/**
+	 * {@link #NONE}, {@link #SPINNING}, {@link #RUNNING}, or the invocation handed over
+	 * and not yet taken. Only {@link #execute} moves it from {@code NONE} or
+	 * {@code SPINNING} (to an invocation); only the thread moves it on from there, so an
+	 * invocation is handed over and taken exactly once.
+	 */
+	private final AtomicReference<Object> state = new AtomicReference<>(NONE);
+
+	private volatile boolean closed;
+
+	private final Runnable thread = this::work;
+
+	KeptHookThread(Executor executor, HookWait wait) {
+		this.executor = executor;
+		this.wait = wait;
+	}
+
+	/**
+	 * Run an invocation on the kept thread when it spins for one, else on a new task of
+	 * the hook executor, which becomes the kept thread unless one still runs.
+	 * @param invocation the invocation
+	 * @throws RejectedExecutionException if the hook executor refuses the task
+	 */
+	@Override
+	public void execute(Runnable invocation) {
+		if (!this.closed) {
+			if (this.state.compareAndSet(SPINNING, invocation)) {
+				return;
+			}
+			if (this.state.compareAndSet(NONE, invocation)) {
+				startThread(invocation);
+				return;
+			}
+		}
+		// closed, or the thread still runs an earlier invocation (one past its timeout,
+		// perhaps), or has not taken the one before: it waits for nobody
+		this.executor.execute(invocation);
+	}
+
+	private void startThread(Runnable invocation) {
+		try {
+			this.executor.execute(this.thread);
+		}
+		catch (RuntimeException | Error ex) {
+			this.state.compareAndSet(invocation, NONE);
+			throw ex;
+		}
+	}
+
+	/**
+	 * Stop keeping the thread: a spinning thread goes back to the executor at once (after
+	 * running an invocation handed over to it), one that runs an invocation after it;
+	 * later invocations go to the executor.
+	 */
+	@Override
+	public void close() {
+		this.closed = true;
+	}
+
+	/**
+	 * Return whether a thread is kept now (spinning, or running or about to run an
+	 * invocation): for tests.
+	 */
+	boolean isKept() {
+		return this.state.get() != NONE;
+	}
+
+	/**
+	 * Return whether the kept thread spins for the next invocation now: for tests.
+	 */
+	boolean isSpinning() {
+		return this.state.get() == SPINNING;
+	}
+
+	/**
+	 * The kept thread: run what is handed over, then spin for the next.
+	 */
+	private void work() {
+		Object handedOver = this.state.get();
+		while (handedOver instanceof Runnable invocation) {
+			// nobody else moves the state on from an invocation or from RUNNING
+			this.state.set(RUNNING);
+			runSafely(invocation);
+			if (this.closed) {
+				this.state.set(NONE);
+				return;
+			}
+			this.state.set(SPINNING);
+			this.wait.spinUntil(this::spinEnded);
+			if (this.state.compareAndSet(SPINNING, NONE)) {
+				// the spin ended, or a close: nothing was handed over
+				return;
+			}
+			handedOver = this.state.get();
+		}
+	}
+
+	private boolean spinEnded() {
+		return this.closed || this.state.get() != SPINNING;
+	}
+
+	private static void runSafely(Runnable invocation) {
+		try {
+			invocation.run();
+		}
+		catch (Throwable ex) {
+			// an invocation reports its own outcome; this thread stays usable
+			logger.debug("A hook invocation threw out of its task", ex);
+		}
+		finally {
+			// an interrupt meant for the invocation must not reach the next one
+			Thread.interrupted();
+		}
+	}
+
+}

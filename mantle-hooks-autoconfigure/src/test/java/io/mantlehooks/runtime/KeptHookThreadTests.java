@@ -1,0 +1,309 @@
+package io.mantlehooks.runtime;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.mantlehooks.Stalls;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A kept hook thread runs the invocations that come while it spins, hands the others to
+ * the executor, and runs every invocation it is given exactly once. The spins here never
+ * run out on their own (or are not allowed at all), so what runs where does not depend on
+ * the machine's speed.
+ */
+@Timeout(120)
+class KeptHookThreadTests {
+
+	/** Long enough that a spin never runs out in these tests, however loaded. */
+	private static final long NEVER_RUNS_OUT = Duration.ofMinutes(5).toNanos();
+
+	private final ThreadPerTask executor = new ThreadPerTask();
+
+	private final List<CountDownLatch> held = new CopyOnWriteArrayList<>();
+
+	@AfterEach
+	void releaseHeldInvocations() {
+		this.held.forEach(CountDownLatch::countDown);
+	}
+
+	@Test
+	void invocationsThatComeWhileTheThreadSpinsRunOnItWithoutANewTask() {
+		KeptHookThread kept = new KeptHookThread(this.executor, spinning());
+		List<Thread> ranOn = new CopyOnWriteArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			Recorded invocation = new Recorded(ranOn);
+			kept.execute(invocation);
+			invocation.awaitRun();
+			awaitSpinning(kept);
+		}
+		assertThat(ranOn).hasSize(10);
+		assertThat(ranOn).containsOnly(ranOn.get(0));
+		assertThat(this.executor.tasks.get()).isOne();
+		kept.close();
+		await().atMost(Duration.ofSeconds(60)).until(() -> !ranOn.get(0).isAlive());
+		assertThat(kept.isKept()).isFalse();
+	}
+
+	@Test
+	void anInvocationThatComesWhileTheThreadRunsAnotherGoesToTheExecutorAtOnce() {
+		KeptHookThread kept = new KeptHookThread(this.executor, spinning());
+		CountDownLatch release = hold();
+		List<Thread> ranOn = new CopyOnWriteArrayList<>();
+		Recorded hung = new Recorded(ranOn, release);
+		kept.execute(hung);
+		hung.awaitStarted();
+		Recorded next = new Recorded(ranOn);
+		kept.execute(next);
+		// it runs while the first still hangs, on a thread of its own
+		next.awaitRun();
+		assertThat(hung.runs.get()).isZero();
+		assertThat(this.executor.tasks.get()).isEqualTo(2);
+		// the hung invocation returns: its thread spins again and takes the next one
+		release.countDown();
+		hung.awaitRun();
+		awaitSpinning(kept);
+		Recorded after = new Recorded(ranOn);
+		kept.execute(after);
+		after.awaitRun();
+		assertThat(this.executor.tasks.get()).isEqualTo(2);
+		assertThat(after.thread).isSameAs(hung.thread).isNotSameAs(next.thread);
+		kept.close();
+	}
+
+	@Test
+	void withNoSpinAllowedEachInvocationGetsATaskOfItsOwnAndNoThreadIsKept() {
+		KeptHookThread kept = new KeptHookThread(this.executor, new HookWait(NEVER_RUNS_OUT, 0, new AtomicInteger()));
+		List<Thread> ranOn = new CopyOnWriteArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			Recorded invocation = new Recorded(ranOn);
+			kept.execute(invocation);
+			invocation.awaitRun();
+			await().atMost(Duration.ofSeconds(60)).until(() -> !kept.isKept());
+		}
+		assertThat(this.executor.tasks.get()).isEqualTo(5);
+		assertThat(ranOn).doesNotHaveDuplicates();
+	}
+
+	@Test
+	void aSpinThatIsOutlastedGivesTheThreadBackAndTheNextInvocationStartsANewOne() {
+		// runs out at its first look: the thread goes back after every invocation
+		KeptHookThread kept = new KeptHookThread(this.executor, new HookWait(1, 1, new AtomicInteger()));
+		List<Thread> ranOn = new CopyOnWriteArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			Recorded invocation = new Recorded(ranOn);
+			kept.execute(invocation);
+			invocation.awaitRun();
+			await().atMost(Duration.ofSeconds(60)).until(() -> !kept.isKept());
+		}
+		assertThat(this.executor.tasks.get()).isEqualTo(3);
+		assertThat(ranOn).hasSize(3);
+	}
+
+	@Test
+	void closingStopsTheSpinAndLaterInvocationsGoToTheExecutor() {
+		KeptHookThread kept = new KeptHookThread(this.executor, spinning());
+		List<Thread> ranOn = new CopyOnWriteArrayList<>();
+		Recorded first = new Recorded(ranOn);
+		kept.execute(first);
+		first.awaitRun();
+		awaitSpinning(kept);
+		kept.close();
+		await().atMost(Duration.ofSeconds(60)).until(() -> !first.thread.isAlive());
+		Recorded later = new Recorded(ranOn);
+		kept.execute(later);
+		later.awaitRun();
+		assertThat(this.executor.tasks.get()).isEqualTo(2);
+		assertThat(later.thread).isNotSameAs(first.thread);
+		assertThat(kept.isKept()).isFalse();
+	}
+
+	@Test
+	void aRefusedTaskIsThrownAndTheNextInvocationTriesAgain() {
+		AtomicBoolean refuse = new AtomicBoolean(true);
+		Executor refusingOnce = (task) -> {
+			if (refuse.getAndSet(false)) {
+				throw new RejectedExecutionException("full");
+			}
+			this.executor.execute(task);
+		};
+		KeptHookThread kept = new KeptHookThread(refusingOnce, spinning());
+		List<Thread> ranOn = new CopyOnWriteArrayList<>();
+		Recorded refused = new Recorded(ranOn);
+		assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> kept.execute(refused));
+		assertThat(kept.isKept()).isFalse();
+		Recorded next = new Recorded(ranOn);
+		kept.execute(next);
+		next.awaitRun();
+		assertThat(refused.runs.get()).isZero();
+		kept.close();
+	}
+
+	@Test
+	void anInvocationThatThrowsAnErrorOrLeavesAnInterruptLeavesTheThreadUsableAndClean() {
+		KeptHookThread kept = new KeptHookThread(this.executor, spinning());
+		List<Thread> ranOn = new CopyOnWriteArrayList<>();
+		CountDownLatch thrown = new CountDownLatch(1);
+		Thread[] thrower = new Thread[1];
+		kept.execute(() -> {
+			thrower[0] = Thread.currentThread();
+			Thread.currentThread().interrupt();
+			thrown.countDown();
+			throw new StackOverflowError("deep");
+		});
+		await().atMost(Duration.ofSeconds(60)).until(() -> thrown.getCount() == 0);
+		awaitSpinning(kept);
+		AtomicBoolean interrupted = new AtomicBoolean(true);
+		Recorded next = new Recorded(ranOn, null, () -> interrupted.set(Thread.currentThread().isInterrupted()));
+		kept.execute(next);
+		next.awaitRun();
+		assertThat(next.thread).isSameAs(thrower[0]);
+		assertThat(interrupted).isFalse();
+		assertThat(this.executor.tasks.get()).isOne();
+		kept.close();
+	}
+
+	@Test
+	void everyInvocationRunsExactlyOnceWhileHandOversRaceSpinsThatEndAndCloses() throws Exception {
+		ExecutorService callers = Executors.newFixedThreadPool(4);
+		try {
+			for (int trial = 0; trial < 100; trial++) {
+				// spins of a few microseconds: some end while a hand-over comes
+				KeptHookThread kept = new KeptHookThread(this.executor,
+						new HookWait(ThreadLocalRandom.current().nextLong(1, 20_000), 1, new AtomicInteger()));
+				List<AtomicInteger> runs = new CopyOnWriteArrayList<>();
+				List<Future<?>> sent = new ArrayList<>();
+				int closeAfter = ThreadLocalRandom.current().nextInt(0, 100);
+				for (int caller = 0; caller < 4; caller++) {
+					int first = caller * 25;
+					sent.add(callers.submit(() -> {
+						for (int i = first; i < first + 25; i++) {
+							AtomicInteger ran = new AtomicInteger();
+							runs.add(ran);
+							kept.execute(ran::incrementAndGet);
+							if (i == closeAfter) {
+								kept.close();
+							}
+						}
+					}));
+				}
+				for (Future<?> future : sent) {
+					future.get(60, TimeUnit.SECONDS);
+				}
+				kept.close();
+				await().atMost(Duration.ofSeconds(60))
+					.pollInterval(Duration.ofMillis(1))
+					.until(() -> runs.stream().allMatch((ran) -> ran.get() >= 1));
+				assertThat(runs).hasSize(100).allSatisfy((ran) -> assertThat(ran.get()).isOne());
+			}
+		}
+		finally {
+			callers.shutdownNow();
+		}
+	}
+
+	private CountDownLatch hold() {
+		CountDownLatch latch = new CountDownLatch(1);
+		this.held.add(latch);
+		return latch;
+	}
+
+	private static HookWait spinning() {
+		return new HookWait(NEVER_RUNS_OUT, 1, new AtomicInteger());
+	}
+
+	private static void awaitSpinning(KeptHookThread kept) {
+		await().atMost(Duration.ofSeconds(60)).until(kept::isSpinning);
+	}
+
+	/**
+	 * An invocation that records the thread it ran on, after waiting for its release.
+	 */
+	private static final class Recorded implements Runnable {
+
+		private final List<Thread> ranOn;
+
+		private final CountDownLatch release;
+
+		private final Runnable body;
+
+		private final CountDownLatch started = new CountDownLatch(1);
+
+		private final CountDownLatch done = new CountDownLatch(1);
+
+		final AtomicInteger runs = new AtomicInteger();
+
+		volatile Thread thread;
+
+		Recorded(List<Thread> ranOn) {
+			this(ranOn, null);
+		}
+
+		Recorded(List<Thread> ranOn, CountDownLatch release) {
+			this(ranOn, release, () -> {
+			});
+		}
+
+		Recorded(List<Thread> ranOn, CountDownLatch release, Runnable body) {
+			this.ranOn = ranOn;
+			this.release = (release != null) ? release : new CountDownLatch(0);
+			this.body = body;
+		}
+
+		@Override
+		public void run() {
+			this.thread = Thread.currentThread();
+			this.started.countDown();
+			Stalls.awaitIgnoringInterrupts(this.release, 120_000);
+			this.body.run();
+			this.ranOn.add(Thread.currentThread());
+			this.runs.incrementAndGet();
+			this.done.countDown();
+		}
+
+		void awaitStarted() {
+			await().atMost(Duration.ofSeconds(60)).until(() -> this.started.getCount() == 0);
+		}
+
+		void awaitRun() {
+			await().atMost(Duration.ofSeconds(60)).until(() -> this.done.getCount() == 0);
+		}
+
+	}
+
+	/**
+	 * A fresh daemon thread per task, counted, as the hook executor on Java 21 and later.
+	 */
+	private static final class ThreadPerTask implements Executor {
+
+		final AtomicInteger tasks = new AtomicInteger();
+
+		@Override
+		public void execute(Runnable task) {
+			this.tasks.incrementAndGet();
+			Thread thread = new Thread(task, "mantle-hook-test-" + this.tasks.get());
+			thread.setDaemon(true);
+			thread.start();
+		}
+
+	}
+
+}
