@@ -290,8 +290,10 @@ public class MantleHooksProperties {
 		/**
 		 * How long a turn's thread spins, waiting for a hook it awaits (a modify hook in
 		 * .call(), a tool-result or knowledge hook), before it parks: a hook that answers
-		 * within it saves the park and wake-up. At most half the processors spin at once,
-		 * none on one processor; 0 parks at once. At most 1ms.
+		 * within it saves the park and wake-up. A tool batch's result-hook thread spins
+		 * as long for the batch's next result before it goes back to the executor. At
+		 * most half the processors spin at once, none on one processor; 0 parks at once
+		 * and keeps no thread. At most 1ms.
 		 */
 		private Duration spinWait = HookWait.DEFAULT_SPIN;
 

@@ -256,6 +256,16 @@ public final class ToolBatch {
 
 	private BatchOutcome execute(Turn turn, List<Message> history, ToolCallingChatOptions options,
 			AssistantMessage output, DispatchedBatch batch) {
+		try {
+			return runTools(turn, history, options, output, batch);
+		}
+		finally {
+			batch.close();
+		}
+	}
+
+	private BatchOutcome runTools(Turn turn, List<Message> history, ToolCallingChatOptions options,
+			AssistantMessage output, DispatchedBatch batch) {
 		List<ToolCallback> wrapped = new ArrayList<>(options.getToolCallbacks().size());
 		options.getToolCallbacks().forEach((callback) -> wrapped.add(new HookedToolCallback(callback, batch)));
 		ToolCallingChatOptions callOptions = (ToolCallingChatOptions) options.mutate().toolCallbacks(wrapped).build();

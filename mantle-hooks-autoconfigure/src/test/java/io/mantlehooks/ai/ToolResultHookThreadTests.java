@@ -1,0 +1,284 @@
+package io.mantlehooks.ai;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+import io.mantlehooks.Callers;
+import io.mantlehooks.HookPoint;
+import io.mantlehooks.Stalls;
+import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.annotation.ModifyToolResult;
+import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
+import io.mantlehooks.runtime.HookMethod;
+import io.mantlehooks.runtime.HookOutcome;
+import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.test.LoopbackOpenAiServer;
+import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
+import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.tool.annotation.Tool;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A batch's tool-result hooks run on a hook thread the batch keeps between them (it spins
+ * for the next result instead of going back to the executor): each result still passes
+ * its hook right after its tool returned, in batch order, under its own timeout, with the
+ * outcomes a result has always had when its hook hangs, crashes or returns garbage; a
+ * hook that hangs on one result holds neither the kept thread's later results nor the
+ * turn. Real OpenAI client over HTTP; the hook executor starts a fresh thread per task,
+ * as the default one does on Java 21 and later.
+ */
+class ToolResultHookThreadTests {
+
+	private static final String HOOK_THREAD = "mantle-hook-";
+
+	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
+
+	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
+		.withBean(MantleHooksAutoConfiguration.HOOK_EXECUTOR_BEAN_NAME, AsyncTaskExecutor.class,
+				ToolResultHookThreadTests::threadPerTask)
+		.withBean("resultHooks", ResultHooks.class);
+
+	@AfterEach
+	void stopServer() {
+		this.openAi.close();
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "call", "stream" })
+	void eachResultPassesItsHookInBatchOrderOnAHookThread(String driver) {
+		int size = 12;
+		this.openAi.reply(batch(size), Reply.text("All checked."));
+		this.contextRunner.run((context) -> {
+			ResultHooks hooks = context.getBean(ResultHooks.class);
+			LookupTools tools = new LookupTools();
+			assertThat(ask(context, tools, driver)).isEqualTo("All checked.");
+			assertThat(tools.ran).containsExactlyElementsOf(ids(size));
+			assertThat(hooks.seen).containsExactlyElementsOf(found(size));
+			assertThat(hooks.threads).allSatisfy((thread) -> assertThat(thread.getName()).startsWith(HOOK_THREAD));
+			assertThat(this.openAi.messages(1)).containsSequence(sentResults(size, -1));
+			assertThat(modifier(context).outcomeCounts()).containsEntry(HookOutcome.PROCEEDED, (long) size);
+		});
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "interruptible", "ignoring interrupts" })
+	void aHookThatHangsOnTheSecondResultTimesOutAndTheLaterResultsStillPassTheirHooks(String hang) {
+		int size = 5;
+		this.openAi.reply(batch(size), Reply.text("All checked."));
+		CountDownLatch release = new CountDownLatch(1);
+		this.contextRunner.withPropertyValues("mantle.hooks.timeouts.hook[resultHooks.check]=2s").run((context) -> {
+			ResultHooks hooks = context.getBean(ResultHooks.class);
+			hooks.result = (result) -> {
+				if (result.value().contains("A2")) {
+					if (hang.equals("interruptible")) {
+						// ends when the timeout interrupts it
+						Stalls.sleep(120_000);
+					}
+					else {
+						Stalls.awaitIgnoringInterrupts(release, 120_000);
+					}
+				}
+				return result;
+			};
+			try {
+				LookupTools tools = new LookupTools();
+				assertThat(ask(context, tools, "call")).isEqualTo("All checked.");
+				// answered while the hook that ignores interrupts still holds its thread
+				assertThat(release.getCount()).isOne();
+				assertThat(tools.ran).containsExactlyElementsOf(ids(size));
+				// fail open: the hung result reaches the model as the tool returned it
+				assertThat(this.openAi.messages(1)).containsSequence(sentResults(size, 1));
+				HookMethod hook = modifier(context);
+				assertThat(hook.outcomeCounts()).containsEntry(HookOutcome.TIMEOUT, 1L)
+					.containsEntry(HookOutcome.PROCEEDED, (long) size - 1);
+			}
+			finally {
+				release.countDown();
+			}
+		});
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "crash", "error", "null" })
+	void aFaultOnTheSecondResultKeepsThatResultAndTheOthersPassTheirHooks(String fault) {
+		int size = 5;
+		this.openAi.reply(batch(size), Reply.text("All checked."));
+		this.contextRunner.run((context) -> {
+			ResultHooks hooks = context.getBean(ResultHooks.class);
+			hooks.result = (result) -> {
+				if (!result.value().contains("A2")) {
+					return result;
+				}
+				return switch (fault) {
+					case "crash" -> throw new IllegalStateException("audit store at 10.0.0.7 is down");
+					case "error" -> throw new StackOverflowError();
+					default -> null;
+				};
+			};
+			LookupTools tools = new LookupTools();
+			assertThat(ask(context, tools, "stream")).isEqualTo("All checked.");
+			assertThat(tools.ran).containsExactlyElementsOf(ids(size));
+			assertThat(this.openAi.messages(1)).containsSequence(sentResults(size, 1))
+				.noneMatch((message) -> message.contains("10.0.0.7"));
+			assertThat(modifier(context).outcomeCounts()).containsEntry(HookOutcome.PROCEEDED, (long) size - 1);
+		});
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "call", "stream" })
+	void aBurstOfBatchesPassesEveryResultThroughItsHealthyHook(String driver) {
+		int turns = 100;
+		int calls = 5;
+		new ApplicationContextRunner().withConfiguration(ChatTestSupport.mantleConfigurations())
+			.withPropertyValues("mantle.hooks.timeouts.modify=120s")
+			.withBean(ToolBatchHandOffTests.BatchModel.class)
+			.withBean("resultHooks", ResultHooks.class)
+			.run((context) -> {
+				ResultHooks hooks = context.getBean(ResultHooks.class);
+				ChatClient chatClient = ChatTestSupport.chatClient(context);
+				List<CompletableFuture<String>> replies = new ArrayList<>();
+				ExecutorService callers = Callers.threadPerCaller(turns);
+				CountDownLatch start = new CountDownLatch(1);
+				try {
+					for (int i = 0; i < turns; i++) {
+						int turn = i;
+						replies.add(CompletableFuture.supplyAsync(() -> {
+							Stalls.awaitIgnoringInterrupts(start, 60_000);
+							ChatClient.ChatClientRequestSpec request = chatClient.prompt()
+								.user("turn " + turn)
+								.tools(new ToolBatchHandOffTests.LookupTools());
+							return driver.equals("call") ? request.call().content()
+									: String.join("", request.stream().content().collectList().block());
+						}, callers));
+					}
+					start.countDown();
+					CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
+				}
+				finally {
+					callers.shutdownNow();
+				}
+				for (int i = 0; i < turns; i++) {
+					List<String> checked = new ArrayList<>();
+					for (int call = 0; call < calls; call++) {
+						checked.add("t" + i + "-" + call + " found (checked)");
+					}
+					assertThat(replies.get(i).join()).as("reply of turn " + i).isEqualTo(String.join(", ", checked));
+				}
+				HookMethod hook = modifier(context);
+				assertThat(hook.outcomeCounts()).containsEntry(HookOutcome.PROCEEDED, (long) turns * calls);
+				assertThat(hook.outcomeCounts().values().stream().mapToLong(Long::longValue).sum())
+					.isEqualTo((long) turns * calls);
+				assertThat(hook.rejectedInvocations()).isZero();
+				assertThat(hooks.seen).hasSize(turns * calls);
+			});
+	}
+
+	private static HookMethod modifier(AssertableApplicationContext context) {
+		HookMethod hook = context.getBean(HookRegistry.class).everyAgent().modifier(HookPoint.TOOL_RESULT);
+		assertThat(hook).isNotNull();
+		return hook;
+	}
+
+	/**
+	 * What the model is sent back: each result with its hook's mark, but the one at
+	 * {@code unchecked} as the tool returned it.
+	 */
+	private static List<String> sentResults(int size, int unchecked) {
+		List<String> sent = new ArrayList<>();
+		for (int i = 0; i < size; i++) {
+			sent.add((i == unchecked) ? "tool: \"A" + (i + 1) + " found\""
+					: "tool: \"A" + (i + 1) + " found\" (checked)");
+		}
+		return sent;
+	}
+
+	private static Reply batch(int size) {
+		ToolCall[] calls = new ToolCall[size];
+		for (int i = 0; i < size; i++) {
+			calls[i] = new ToolCall("call_" + (i + 1), "lookup", "{\"id\":\"A" + (i + 1) + "\"}");
+		}
+		return Reply.toolCalls(calls);
+	}
+
+	private static List<String> ids(int size) {
+		List<String> ids = new ArrayList<>(size);
+		for (int i = 1; i <= size; i++) {
+			ids.add("A" + i);
+		}
+		return ids;
+	}
+
+	private static List<String> found(int size) {
+		return ids(size).stream().map((id) -> "\"" + id + " found\"").toList();
+	}
+
+	private static String ask(AssertableApplicationContext context, LookupTools tools, String driver) {
+		ChatClient.ChatClientRequestSpec request = ChatTestSupport.chatClient(context)
+			.prompt()
+			.user("Look them up")
+			.tools(tools);
+		if (driver.equals("call")) {
+			return request.call().content();
+		}
+		List<String> chunks = request.stream().content().collectList().block(Duration.ofSeconds(60));
+		assertThat(chunks).isNotNull();
+		return String.join("", chunks);
+	}
+
+	private static AsyncTaskExecutor threadPerTask() {
+		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor(HOOK_THREAD);
+		executor.setDaemon(true);
+		return executor;
+	}
+
+	/**
+	 * A tool-result hook that marks each result and records what it saw and where.
+	 */
+	static class ResultHooks {
+
+		final List<String> seen = new CopyOnWriteArrayList<>();
+
+		final List<Thread> threads = new CopyOnWriteArrayList<>();
+
+		volatile UnaryOperator<ToolResultPayload> result = UnaryOperator.identity();
+
+		@ModifyToolResult(timeoutMs = 120_000)
+		ToolResultPayload check(ToolResultPayload payload) {
+			this.threads.add(Thread.currentThread());
+			this.seen.add(payload.value());
+			ToolResultPayload judged = this.result.apply(payload);
+			return (judged != null) ? judged.withValue(judged.value() + " (checked)") : null;
+		}
+
+	}
+
+	static class LookupTools {
+
+		final List<String> ran = new CopyOnWriteArrayList<>();
+
+		@Tool(name = "lookup", description = "Look up an order")
+		String lookup(String id) {
+			this.ran.add(id);
+			return id + " found";
+		}
+
+	}
+
+}
