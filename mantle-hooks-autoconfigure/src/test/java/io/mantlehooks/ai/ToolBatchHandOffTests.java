@@ -70,7 +70,7 @@ class ToolBatchHandOffTests {
 
 	private static final String TOOL_ERROR = "Sorry, I couldn't complete that action. Please try again.";
 
-	private static final String HOOK_THREAD = "mantle-hook-";
+	static final String HOOK_THREAD = "mantle-hook-";
 
 	/** Turns of the burst, at once. */
 	private static final int BURST = 200;
@@ -366,28 +366,7 @@ class ToolBatchHandOffTests {
 			.withBean("burstHooks", BurstHooks.class)
 			.run((context) -> {
 				BurstHooks hooks = context.getBean(BurstHooks.class);
-				ChatClient chatClient = ChatTestSupport.chatClient(context);
-				List<CompletableFuture<String>> replies = new ArrayList<>();
-				ExecutorService callers = Callers.threadPerCaller(BURST);
-				CountDownLatch start = new CountDownLatch(1);
-				try {
-					for (int i = 0; i < BURST; i++) {
-						int turn = i;
-						replies.add(CompletableFuture.supplyAsync(() -> {
-							awaitInterrupt(start);
-							ChatClient.ChatClientRequestSpec request = chatClient.prompt()
-								.user("turn " + turn)
-								.tools(new LookupTools());
-							return driver.equals("call") ? request.call().content()
-									: String.join("", request.stream().content().collectList().block());
-						}, callers));
-					}
-					start.countDown();
-					CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
-				}
-				finally {
-					callers.shutdownNow();
-				}
+				List<String> replies = burstOfBatches(context, BURST, driver);
 				for (int i = 0; i < BURST; i++) {
 					// each id was upper-cased by the hook: no call skipped it, none
 					// failed
@@ -396,7 +375,7 @@ class ToolBatchHandOffTests {
 					for (int call = 0; call < CALLS; call++) {
 						found.add("T" + i + "-" + call + " found");
 					}
-					assertThat(replies.get(i).join()).as("reply of turn " + i).isEqualTo(String.join(", ", found));
+					assertThat(replies.get(i)).as("reply of turn " + i).isEqualTo(String.join(", ", found));
 				}
 				HookMethod hook = context.getBean(HookRegistry.class).everyAgent().modifier(HookPoint.TOOL_CALL);
 				assertThat(hook).isNotNull();
@@ -408,6 +387,42 @@ class ToolBatchHandOffTests {
 				// max-concurrent (64)
 				assertThat(hooks.mostAtOnce.get()).isGreaterThanOrEqualTo(WAVE);
 			});
+	}
+
+	/**
+	 * Ask {@code turns} turns at once, turn N asking {@link BatchModel} for its batch of
+	 * lookups, and return their replies in turn order.
+	 * @param context a context with a {@link BatchModel}
+	 * @param turns how many turns
+	 * @param driver {@code call} or {@code stream}
+	 * @return each turn's reply
+	 * @throws Exception if a turn failed or the burst did not finish in five minutes
+	 */
+	static List<String> burstOfBatches(AssertableApplicationContext context, int turns, String driver)
+			throws Exception {
+		ChatClient chatClient = ChatTestSupport.chatClient(context);
+		List<CompletableFuture<String>> replies = new ArrayList<>();
+		ExecutorService callers = Callers.threadPerCaller(turns);
+		CountDownLatch start = new CountDownLatch(1);
+		try {
+			for (int i = 0; i < turns; i++) {
+				int turn = i;
+				replies.add(CompletableFuture.supplyAsync(() -> {
+					awaitInterrupt(start);
+					ChatClient.ChatClientRequestSpec request = chatClient.prompt()
+						.user("turn " + turn)
+						.tools(new LookupTools());
+					return driver.equals("call") ? request.call().content()
+							: String.join("", request.stream().content().collectList().block());
+				}, callers));
+			}
+			start.countDown();
+			CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
+		}
+		finally {
+			callers.shutdownNow();
+		}
+		return replies.stream().map(CompletableFuture::join).toList();
 	}
 
 	private static void joinUninterruptibly(Thread thread) {
@@ -437,7 +452,7 @@ class ToolBatchHandOffTests {
 		}
 	}
 
-	private static Reply batch(int size) {
+	static Reply batch(int size) {
 		ToolCall[] calls = new ToolCall[size];
 		for (int i = 0; i < size; i++) {
 			calls[i] = new ToolCall("call_" + (i + 1), "lookup", "{\"id\":\"A" + (i + 1) + "\"}");
@@ -445,7 +460,7 @@ class ToolBatchHandOffTests {
 		return Reply.toolCalls(calls);
 	}
 
-	private static List<String> ids(int size) {
+	static List<String> ids(int size) {
 		List<String> ids = new ArrayList<>(size);
 		for (int i = 1; i <= size; i++) {
 			ids.add("A" + i);
@@ -453,7 +468,7 @@ class ToolBatchHandOffTests {
 		return ids;
 	}
 
-	private static String ask(AssertableApplicationContext context, LookupTools tools, String driver) {
+	static String ask(AssertableApplicationContext context, LookupTools tools, String driver) {
 		ChatClient.ChatClientRequestSpec request = lookUp(context, tools);
 		if (driver.equals("call")) {
 			return request.call().content();
@@ -493,7 +508,7 @@ class ToolBatchHandOffTests {
 	/**
 	 * A fresh thread per task, as the default hook executor on Java 21 and later.
 	 */
-	private static AsyncTaskExecutor threadPerTask() {
+	static AsyncTaskExecutor threadPerTask() {
 		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor(HOOK_THREAD);
 		executor.setDaemon(true);
 		return executor;

@@ -1,16 +1,11 @@
 package io.mantlehooks.ai;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
-import io.mantlehooks.Callers;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.Stalls;
 import io.mantlehooks.ToolResultPayload;
@@ -21,17 +16,13 @@ import io.mantlehooks.runtime.HookOutcome;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
-import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import org.springframework.ai.chat.client.ChatClient;
-import org.springframework.ai.tool.annotation.Tool;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.task.AsyncTaskExecutor;
-import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -46,13 +37,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ToolResultHookThreadTests {
 
-	private static final String HOOK_THREAD = "mantle-hook-";
-
 	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
 		.withBean(MantleHooksAutoConfiguration.HOOK_EXECUTOR_BEAN_NAME, AsyncTaskExecutor.class,
-				ToolResultHookThreadTests::threadPerTask)
+				ToolBatchHandOffTests::threadPerTask)
 		.withBean("resultHooks", ResultHooks.class);
 
 	@AfterEach
@@ -64,14 +53,15 @@ class ToolResultHookThreadTests {
 	@ValueSource(strings = { "call", "stream" })
 	void eachResultPassesItsHookInBatchOrderOnAHookThread(String driver) {
 		int size = 12;
-		this.openAi.reply(batch(size), Reply.text("All checked."));
+		this.openAi.reply(ToolBatchHandOffTests.batch(size), Reply.text("All checked."));
 		this.contextRunner.run((context) -> {
 			ResultHooks hooks = context.getBean(ResultHooks.class);
-			LookupTools tools = new LookupTools();
-			assertThat(ask(context, tools, driver)).isEqualTo("All checked.");
-			assertThat(tools.ran).containsExactlyElementsOf(ids(size));
+			ToolBatchHandOffTests.LookupTools tools = new ToolBatchHandOffTests.LookupTools();
+			assertThat(ToolBatchHandOffTests.ask(context, tools, driver)).isEqualTo("All checked.");
+			assertThat(tools.ran).containsExactlyElementsOf(ToolBatchHandOffTests.ids(size));
 			assertThat(hooks.seen).containsExactlyElementsOf(found(size));
-			assertThat(hooks.threads).allSatisfy((thread) -> assertThat(thread.getName()).startsWith(HOOK_THREAD));
+			assertThat(hooks.threads)
+				.allSatisfy((thread) -> assertThat(thread.getName()).startsWith(ToolBatchHandOffTests.HOOK_THREAD));
 			assertThat(this.openAi.messages(1)).containsSequence(sentResults(size, -1));
 			assertThat(modifier(context).outcomeCounts()).containsEntry(HookOutcome.PROCEEDED, (long) size);
 		});
@@ -81,7 +71,7 @@ class ToolResultHookThreadTests {
 	@ValueSource(strings = { "interruptible", "ignoring interrupts" })
 	void aHookThatHangsOnTheSecondResultTimesOutAndTheLaterResultsStillPassTheirHooks(String hang) {
 		int size = 5;
-		this.openAi.reply(batch(size), Reply.text("All checked."));
+		this.openAi.reply(ToolBatchHandOffTests.batch(size), Reply.text("All checked."));
 		CountDownLatch release = new CountDownLatch(1);
 		this.contextRunner.withPropertyValues("mantle.hooks.timeouts.hook[resultHooks.check]=2s").run((context) -> {
 			ResultHooks hooks = context.getBean(ResultHooks.class);
@@ -98,11 +88,11 @@ class ToolResultHookThreadTests {
 				return result;
 			};
 			try {
-				LookupTools tools = new LookupTools();
-				assertThat(ask(context, tools, "call")).isEqualTo("All checked.");
+				ToolBatchHandOffTests.LookupTools tools = new ToolBatchHandOffTests.LookupTools();
+				assertThat(ToolBatchHandOffTests.ask(context, tools, "call")).isEqualTo("All checked.");
 				// answered while the hook that ignores interrupts still holds its thread
 				assertThat(release.getCount()).isOne();
-				assertThat(tools.ran).containsExactlyElementsOf(ids(size));
+				assertThat(tools.ran).containsExactlyElementsOf(ToolBatchHandOffTests.ids(size));
 				// fail open: the hung result reaches the model as the tool returned it
 				assertThat(this.openAi.messages(1)).containsSequence(sentResults(size, 1));
 				HookMethod hook = modifier(context);
@@ -119,7 +109,7 @@ class ToolResultHookThreadTests {
 	@ValueSource(strings = { "crash", "error", "null" })
 	void aFaultOnTheSecondResultKeepsThatResultAndTheOthersPassTheirHooks(String fault) {
 		int size = 5;
-		this.openAi.reply(batch(size), Reply.text("All checked."));
+		this.openAi.reply(ToolBatchHandOffTests.batch(size), Reply.text("All checked."));
 		this.contextRunner.run((context) -> {
 			ResultHooks hooks = context.getBean(ResultHooks.class);
 			hooks.result = (result) -> {
@@ -132,9 +122,9 @@ class ToolResultHookThreadTests {
 					default -> null;
 				};
 			};
-			LookupTools tools = new LookupTools();
-			assertThat(ask(context, tools, "stream")).isEqualTo("All checked.");
-			assertThat(tools.ran).containsExactlyElementsOf(ids(size));
+			ToolBatchHandOffTests.LookupTools tools = new ToolBatchHandOffTests.LookupTools();
+			assertThat(ToolBatchHandOffTests.ask(context, tools, "stream")).isEqualTo("All checked.");
+			assertThat(tools.ran).containsExactlyElementsOf(ToolBatchHandOffTests.ids(size));
 			assertThat(this.openAi.messages(1)).containsSequence(sentResults(size, 1))
 				.noneMatch((message) -> message.contains("10.0.0.7"));
 			assertThat(modifier(context).outcomeCounts()).containsEntry(HookOutcome.PROCEEDED, (long) size - 1);
@@ -152,34 +142,13 @@ class ToolResultHookThreadTests {
 			.withBean("resultHooks", ResultHooks.class)
 			.run((context) -> {
 				ResultHooks hooks = context.getBean(ResultHooks.class);
-				ChatClient chatClient = ChatTestSupport.chatClient(context);
-				List<CompletableFuture<String>> replies = new ArrayList<>();
-				ExecutorService callers = Callers.threadPerCaller(turns);
-				CountDownLatch start = new CountDownLatch(1);
-				try {
-					for (int i = 0; i < turns; i++) {
-						int turn = i;
-						replies.add(CompletableFuture.supplyAsync(() -> {
-							Stalls.awaitIgnoringInterrupts(start, 60_000);
-							ChatClient.ChatClientRequestSpec request = chatClient.prompt()
-								.user("turn " + turn)
-								.tools(new ToolBatchHandOffTests.LookupTools());
-							return driver.equals("call") ? request.call().content()
-									: String.join("", request.stream().content().collectList().block());
-						}, callers));
-					}
-					start.countDown();
-					CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
-				}
-				finally {
-					callers.shutdownNow();
-				}
+				List<String> replies = ToolBatchHandOffTests.burstOfBatches(context, turns, driver);
 				for (int i = 0; i < turns; i++) {
 					List<String> checked = new ArrayList<>();
 					for (int call = 0; call < calls; call++) {
 						checked.add("t" + i + "-" + call + " found (checked)");
 					}
-					assertThat(replies.get(i).join()).as("reply of turn " + i).isEqualTo(String.join(", ", checked));
+					assertThat(replies.get(i)).as("reply of turn " + i).isEqualTo(String.join(", ", checked));
 				}
 				HookMethod hook = modifier(context);
 				assertThat(hook.outcomeCounts()).containsEntry(HookOutcome.PROCEEDED, (long) turns * calls);
@@ -209,43 +178,8 @@ class ToolResultHookThreadTests {
 		return sent;
 	}
 
-	private static Reply batch(int size) {
-		ToolCall[] calls = new ToolCall[size];
-		for (int i = 0; i < size; i++) {
-			calls[i] = new ToolCall("call_" + (i + 1), "lookup", "{\"id\":\"A" + (i + 1) + "\"}");
-		}
-		return Reply.toolCalls(calls);
-	}
-
-	private static List<String> ids(int size) {
-		List<String> ids = new ArrayList<>(size);
-		for (int i = 1; i <= size; i++) {
-			ids.add("A" + i);
-		}
-		return ids;
-	}
-
 	private static List<String> found(int size) {
-		return ids(size).stream().map((id) -> "\"" + id + " found\"").toList();
-	}
-
-	private static String ask(AssertableApplicationContext context, LookupTools tools, String driver) {
-		ChatClient.ChatClientRequestSpec request = ChatTestSupport.chatClient(context)
-			.prompt()
-			.user("Look them up")
-			.tools(tools);
-		if (driver.equals("call")) {
-			return request.call().content();
-		}
-		List<String> chunks = request.stream().content().collectList().block(Duration.ofSeconds(60));
-		assertThat(chunks).isNotNull();
-		return String.join("", chunks);
-	}
-
-	private static AsyncTaskExecutor threadPerTask() {
-		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor(HOOK_THREAD);
-		executor.setDaemon(true);
-		return executor;
+		return ToolBatchHandOffTests.ids(size).stream().map((id) -> "\"" + id + " found\"").toList();
 	}
 
 	/**
@@ -265,18 +199,6 @@ class ToolResultHookThreadTests {
 			this.seen.add(payload.value());
 			ToolResultPayload judged = this.result.apply(payload);
 			return (judged != null) ? judged.withValue(judged.value() + " (checked)") : null;
-		}
-
-	}
-
-	static class LookupTools {
-
-		final List<String> ran = new CopyOnWriteArrayList<>();
-
-		@Tool(name = "lookup", description = "Look up an order")
-		String lookup(String id) {
-			this.ran.add(id);
-			return id + " found";
 		}
 
 	}
