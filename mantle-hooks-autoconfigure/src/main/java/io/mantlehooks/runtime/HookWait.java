@@ -6,6 +6,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.Assert;
 
 /**
@@ -30,7 +32,9 @@ import org.springframework.util.Assert;
  * the wait changes (its result, its interruption, the hook's timeout).
  * <p>
  * A {@link KeptHookThread} spins under the same limits for its next invocation
- * ({@link #spinUntil}), with a backing off of its own ({@link #sibling()}).
+ * ({@link #spinUntil}), with a backing off of its own ({@link #sibling()}); while the
+ * slots are taken it may wait for one within its spin, at most as many such threads at
+ * once as may spin.
  */
 public final class HookWait {
 
@@ -50,11 +54,16 @@ public final class HookWait {
 	/** Threads spinning now, in this JVM: processors are shared by every runner. */
 	private static final AtomicInteger spinningInJvm = new AtomicInteger();
 
+	/** Kept threads waiting for a spinner's slot now, in this JVM. */
+	private static final AtomicInteger waitingForSlotInJvm = new AtomicInteger();
+
 	private final long spinNanos;
 
 	private final int maxSpinners;
 
 	private final AtomicInteger spinning;
+
+	private final AtomicInteger waitingForSlot;
 
 	/**
 	 * Spins in a row the hook outlasted; a hint, so races that lose a count are harmless.
@@ -71,13 +80,19 @@ public final class HookWait {
 	 * {@link #MAX_SPIN}
 	 */
 	public HookWait(Duration spin) {
-		this(checked(spin).toNanos(), Runtime.getRuntime().availableProcessors() / 2, spinningInJvm);
+		this(checked(spin).toNanos(), Runtime.getRuntime().availableProcessors() / 2, spinningInJvm,
+				waitingForSlotInJvm);
 	}
 
 	HookWait(long spinNanos, int maxSpinners, AtomicInteger spinning) {
+		this(spinNanos, maxSpinners, spinning, new AtomicInteger());
+	}
+
+	HookWait(long spinNanos, int maxSpinners, AtomicInteger spinning, AtomicInteger waitingForSlot) {
 		this.spinNanos = spinNanos;
 		this.maxSpinners = maxSpinners;
 		this.spinning = spinning;
+		this.waitingForSlot = waitingForSlot;
 	}
 
 	/**
@@ -114,7 +129,7 @@ public final class HookWait {
 	 */
 	public <T> T get(CompletableFuture<T> future) throws InterruptedException, ExecutionException {
 		if (!future.isDone() && mayTry()) {
-			spin(future::isDone, System.nanoTime() + this.spinNanos, false);
+			spin(future::isDone, null, System.nanoTime() + this.spinNanos, false);
 		}
 		return future.get();
 	}
@@ -123,13 +138,18 @@ public final class HookWait {
 	 * Spin until a condition holds, under this wait's limits, as a wait spins before it
 	 * parks: for a thread that would rather stay than be handed back and woken again
 	 * ({@link KeptHookThread}). Unlike a wait, it waits for a spinner's slot within its
-	 * spin: the thread it spins for is often a waiter that is just letting go of it.
+	 * spin (the thread it spins for is often a waiter that is just letting go of it), but
+	 * only one such thread per slot at a time: the others give up at once, which counts
+	 * as a spin outlasted.
 	 * @param condition what to spin for
+	 * @param stop when to stop spinning without the condition, which counts neither as a
+	 * spin answered nor as one outlasted
 	 * @return whether the condition held before the spin ended; {@code false} also when
-	 * this wait may not spin now
+	 * this wait may not spin now, or was stopped
 	 */
-	boolean spinUntil(BooleanSupplier condition) {
-		return condition.getAsBoolean() || (mayTry() && spin(condition, System.nanoTime() + this.spinNanos, true));
+	boolean spinUntil(BooleanSupplier condition, BooleanSupplier stop) {
+		return condition.getAsBoolean() || (!stop.getAsBoolean() && mayTry()
+				&& spin(condition, stop, System.nanoTime() + this.spinNanos, true));
 	}
 
 	/**
@@ -139,7 +159,7 @@ public final class HookWait {
 	 * @return the sibling wait
 	 */
 	HookWait sibling() {
-		return new HookWait(this.spinNanos, this.maxSpinners, this.spinning);
+		return new HookWait(this.spinNanos, this.maxSpinners, this.spinning, this.waitingForSlot);
 	}
 
 	private boolean mayTry() {
@@ -157,42 +177,69 @@ public final class HookWait {
 	/**
 	 * Spin until the condition holds or the spin ends.
 	 * @param done the condition
+	 * @param stop when to give up without counting it, {@code null} for never
 	 * @param deadline when the spin ends, in {@link System#nanoTime()}
 	 * @param waitForSlot whether to wait for a spinner's slot until the deadline instead
 	 * of giving up when none is free
-	 * @return whether the condition held in time; {@code false} when no spin slot was
-	 * free
+	 * @return whether the condition held in time
 	 */
-	private boolean spin(BooleanSupplier done, long deadline, boolean waitForSlot) {
-		while (!takeSlot()) {
-			if (!waitForSlot) {
+	private boolean spin(BooleanSupplier done, @Nullable BooleanSupplier stop, long deadline, boolean waitForSlot) {
+		if (!take(this.spinning)) {
+			if (!waitForSlot || !take(this.waitingForSlot)) {
+				if (waitForSlot) {
+					// as many threads wait for a slot as may spin: a busy machine
+					missed();
+				}
 				return false;
 			}
-			if (done.getAsBoolean()) {
-				return true;
+			try {
+				while (!take(this.spinning)) {
+					if (done.getAsBoolean()) {
+						answered();
+						return true;
+					}
+					if (ended(stop, deadline)) {
+						return false;
+					}
+					Thread.onSpinWait();
+				}
 			}
-			if (System.nanoTime() - deadline >= 0) {
-				// the spinners' slots stayed taken: a busy machine, so back off too
-				missed();
-				return false;
+			finally {
+				this.waitingForSlot.decrementAndGet();
 			}
-			Thread.onSpinWait();
 		}
 		try {
 			while (!done.getAsBoolean()) {
-				if (System.nanoTime() - deadline >= 0) {
-					missed();
+				if (ended(stop, deadline)) {
 					return false;
 				}
 				Thread.onSpinWait();
 			}
-			if (this.misses != 0) {
-				this.misses = 0;
-			}
+			answered();
 			return true;
 		}
 		finally {
 			this.spinning.decrementAndGet();
+		}
+	}
+
+	/**
+	 * Whether a spin ends now: stopped, or outlasted (which counts).
+	 */
+	private boolean ended(@Nullable BooleanSupplier stop, long deadline) {
+		if (stop != null && stop.getAsBoolean()) {
+			return true;
+		}
+		if (System.nanoTime() - deadline >= 0) {
+			missed();
+			return true;
+		}
+		return false;
+	}
+
+	private void answered() {
+		if (this.misses != 0) {
+			this.misses = 0;
 		}
 	}
 
@@ -203,13 +250,16 @@ public final class HookWait {
 		}
 	}
 
-	private boolean takeSlot() {
+	/**
+	 * Take one of {@code maxSpinners} places counted by {@code counter}.
+	 */
+	private boolean take(AtomicInteger counter) {
 		while (true) {
-			int now = this.spinning.get();
+			int now = counter.get();
 			if (now >= this.maxSpinners) {
 				return false;
 			}
-			if (this.spinning.compareAndSet(now, now + 1)) {
+			if (counter.compareAndSet(now, now + 1)) {
 				return true;
 			}
 		}

@@ -3,9 +3,11 @@ package io.mantlehooks.runtime;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A hook thread that one sequence of awaited invocations keeps between them: the
@@ -55,7 +57,17 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 
 	private volatile boolean closed;
 
+	/**
+	 * The thread that started the kept thread: an executor that runs tasks on their
+	 * caller would make it spin for an invocation only it could hand over.
+	 */
+	private volatile @Nullable Thread starter;
+
 	private final Runnable thread = this::work;
+
+	private final BooleanSupplier handedOver = () -> this.state.get() != SPINNING;
+
+	private final BooleanSupplier closing = () -> this.closed;
 
 	KeptHookThread(Executor executor, HookWait wait) {
 		this.executor = executor;
@@ -85,6 +97,7 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 	}
 
 	private void startThread(Runnable invocation) {
+		this.starter = Thread.currentThread();
 		try {
 			this.executor.execute(this.thread);
 		}
@@ -123,27 +136,35 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 	 * The kept thread: run what is handed over, then spin for the next.
 	 */
 	private void work() {
-		Object handedOver = this.state.get();
-		while (handedOver instanceof Runnable invocation) {
+		boolean mayStay = Thread.currentThread() != this.starter;
+		Object next = this.state.get();
+		while (next instanceof Runnable invocation) {
 			// nobody else moves the state on from an invocation or from RUNNING
 			this.state.set(RUNNING);
 			runSafely(invocation);
-			if (this.closed) {
+			if (this.closed || !mayStay) {
 				this.state.set(NONE);
 				return;
 			}
 			this.state.set(SPINNING);
-			this.wait.spinUntil(this::spinEnded);
+			spin();
 			if (this.state.compareAndSet(SPINNING, NONE)) {
 				// the spin ended, or a close: nothing was handed over
 				return;
 			}
-			handedOver = this.state.get();
+			next = this.state.get();
 		}
 	}
 
-	private boolean spinEnded() {
-		return this.closed || this.state.get() != SPINNING;
+	private void spin() {
+		try {
+			this.wait.spinUntil(this.handedOver, this.closing);
+		}
+		catch (Throwable ex) {
+			// a failure while spinning (an Error, say) only ends the spin: the state must
+			// move on, or a later hand-over would wait for a thread that is gone
+			logger.debug("The kept hook thread's spin failed", ex);
+		}
 	}
 
 	private static void runSafely(Runnable invocation) {

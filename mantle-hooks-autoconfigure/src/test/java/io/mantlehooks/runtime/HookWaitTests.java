@@ -182,7 +182,7 @@ class HookWaitTests {
 		ExecutorService thread = Executors.newSingleThreadExecutor();
 		try {
 			Future<Boolean> handed = thread
-				.submit(() -> wait.spinUntil(() -> looks.incrementAndGet() >= handOverAtLook.get()));
+				.submit(() -> wait.spinUntil(() -> looks.incrementAndGet() >= handOverAtLook.get(), () -> false));
 			// it looks while it waits for the slot another spinner holds
 			await().atMost(Duration.ofSeconds(30)).until(() -> looks.get() > 2);
 			spinning.decrementAndGet();
@@ -202,17 +202,52 @@ class HookWaitTests {
 		AtomicInteger spinning = new AtomicInteger(1);
 		HookWait wait = new HookWait(RUNS_OUT_AT_ONCE, 1, spinning);
 		for (int i = 0; i < HookWait.MISSES_BEFORE_BACKING_OFF; i++) {
-			assertThat(wait.spinUntil(() -> false)).isFalse();
+			assertThat(wait.spinUntil(() -> false, () -> false)).isFalse();
 		}
 		assertThat(wait.backingOff()).isTrue();
 		assertThat(spinning).hasValue(1);
 		// a wait whose condition already holds takes no slot and is answered
-		assertThat(wait.spinUntil(() -> true)).isTrue();
+		assertThat(wait.spinUntil(() -> true, () -> false)).isTrue();
 		// a sibling shares the slots, not the backing off
 		HookWait sibling = wait.sibling();
 		assertThat(sibling.backingOff()).isFalse();
 		assertThat(sibling.spinningNow()).isOne();
 		assertThat(sibling.getSpin()).isEqualTo(wait.getSpin());
+	}
+
+	@Test
+	void onlyAsManyKeptThreadsWaitForASlotAsMaySpinTheOthersGiveUpAtOnce() {
+		// the one slot is taken, and so is the one place to wait for it
+		HookWait wait = new HookWait(NEVER_RUNS_OUT, 1, new AtomicInteger(1), new AtomicInteger(1));
+		for (int i = 0; i < HookWait.MISSES_BEFORE_BACKING_OFF; i++) {
+			// would spin for the whole NEVER_RUNS_OUT if it waited
+			assertThat(wait.spinUntil(() -> false, () -> false)).isFalse();
+		}
+		assertThat(wait.backingOff()).isTrue();
+	}
+
+	@Test
+	void aStoppedSpinEndsAtOnceAndCountsNeitherWay() throws Exception {
+		HookWait wait = new HookWait(NEVER_RUNS_OUT, 1, new AtomicInteger());
+		ExecutorService thread = Executors.newSingleThreadExecutor();
+		try {
+			for (int i = 0; i < HookWait.MISSES_BEFORE_BACKING_OFF + 1; i++) {
+				AtomicInteger looks = new AtomicInteger();
+				CountDownLatch stop = new CountDownLatch(1);
+				Future<Boolean> spun = thread.submit(() -> wait.spinUntil(() -> {
+					looks.incrementAndGet();
+					return false;
+				}, () -> stop.getCount() == 0));
+				await().atMost(Duration.ofSeconds(30)).until(() -> looks.get() > 2);
+				stop.countDown();
+				assertThat(spun.get(30, TimeUnit.SECONDS)).isFalse();
+				assertThat(wait.spinningNow()).isZero();
+			}
+			assertThat(wait.backingOff()).isFalse();
+		}
+		finally {
+			thread.shutdownNow();
+		}
 	}
 
 	@Test

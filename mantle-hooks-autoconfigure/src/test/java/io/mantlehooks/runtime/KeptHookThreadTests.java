@@ -3,6 +3,7 @@ package io.mantlehooks.runtime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -15,10 +16,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.mantlehooks.Channel;
+import io.mantlehooks.HookPoint;
 import io.mantlehooks.Stalls;
+import io.mantlehooks.ToolResultPayload;
+import io.mantlehooks.annotation.ModifyToolResult;
+import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -220,6 +230,56 @@ class KeptHookThreadTests {
 		}
 	}
 
+	@Test
+	void anExecutorThatRunsTasksOnTheirCallerKeepsNoThreadSpinning() {
+		// the spin never runs out: the test would hang if the caller's thread spun
+		KeptHookThread kept = new KeptHookThread(Runnable::run, spinning());
+		List<Thread> ranOn = new CopyOnWriteArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			Recorded invocation = new Recorded(ranOn);
+			kept.execute(invocation);
+			assertThat(invocation.runs.get()).isOne();
+			assertThat(kept.isKept()).isFalse();
+		}
+		assertThat(ranOn).containsOnly(Thread.currentThread());
+	}
+
+	@Test
+	void aRunnersToolResultHooksRunOnTheKeptThreadAndATimeoutsInterruptDoesNotReachTheNext() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class))
+			.withPropertyValues("mantle.hooks.timeouts.hook[resultHook.check]=2s")
+			.withBean("resultHook", ResultHook.class)
+			.run((context) -> {
+				HookRunner configured = context.getBean(HookRunner.class);
+				HookRunner runner = new HookRunner(configured.getRegistry(), configured.getExecutor(),
+						ObservationRegistry.NOOP, null, spinning());
+				ResultHook hook = context.getBean(ResultHook.class);
+				try (KeptHookThread kept = runner.keepThread()) {
+					for (String value : List.of("a", "b", "slow", "c", "d")) {
+						ModifyResult<ToolResultPayload> result = runner.runAndWait(HookPoint.TOOL_RESULT,
+								new ToolResultPayload("lookup", Map.of(), value, false, "u1", Map.of(), Channel.none()),
+								HookScope.none(), kept);
+						if (value.equals("slow")) {
+							assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class,
+									(failed) -> assertThat(failed.failure().kind())
+										.isEqualTo(HookFailure.Kind.TIMEOUT));
+						}
+						else {
+							assertThat(result).isInstanceOfSatisfying(ModifyResult.Proceed.class,
+									(proceed) -> assertThat(((ToolResultPayload) proceed.payload()).value())
+										.isEqualTo(value + "!"));
+						}
+						// the next result comes once the thread spins again
+						awaitSpinning(kept);
+					}
+				}
+				assertThat(hook.threads).hasSize(5);
+				assertThat(hook.threads).containsOnly(hook.threads.get(0));
+				assertThat(hook.interruptedAtStart).containsExactly(false, false, false, false, false);
+				assertThat(hook.interruptedBySlow).isTrue();
+			});
+	}
+
 	private CountDownLatch hold() {
 		CountDownLatch latch = new CountDownLatch(1);
 		this.held.add(latch);
@@ -285,6 +345,38 @@ class KeptHookThreadTests {
 
 		void awaitRun() {
 			await().atMost(Duration.ofSeconds(60)).until(() -> this.done.getCount() == 0);
+		}
+
+	}
+
+	/**
+	 * A tool-result hook that marks each result and records its thread and whether that
+	 * thread came to it interrupted; on a {@code slow} result it sleeps until its timeout
+	 * interrupts it.
+	 */
+	static class ResultHook {
+
+		final List<Thread> threads = new CopyOnWriteArrayList<>();
+
+		final List<Boolean> interruptedAtStart = new CopyOnWriteArrayList<>();
+
+		volatile boolean interruptedBySlow;
+
+		@ModifyToolResult(timeoutMs = 120_000)
+		ToolResultPayload check(ToolResultPayload payload) {
+			this.threads.add(Thread.currentThread());
+			this.interruptedAtStart.add(Thread.currentThread().isInterrupted());
+			if (payload.value().equals("slow")) {
+				try {
+					Thread.sleep(120_000);
+				}
+				catch (InterruptedException ex) {
+					// returns with the flag set again, as a careless hook would
+					this.interruptedBySlow = true;
+					Thread.currentThread().interrupt();
+				}
+			}
+			return payload.withValue(payload.value() + "!");
 		}
 
 	}
