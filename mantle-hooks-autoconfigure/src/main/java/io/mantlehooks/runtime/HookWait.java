@@ -129,7 +129,7 @@ public final class HookWait {
 	 */
 	public <T> T get(CompletableFuture<T> future) throws InterruptedException, ExecutionException {
 		if (!future.isDone() && mayTry()) {
-			spin(future::isDone, null, System.nanoTime() + this.spinNanos, false);
+			spin(future::isDone, null, false);
 		}
 		return future.get();
 	}
@@ -148,8 +148,7 @@ public final class HookWait {
 	 * this wait may not spin now, or was stopped
 	 */
 	boolean spinUntil(BooleanSupplier condition, BooleanSupplier stop) {
-		return condition.getAsBoolean() || (!stop.getAsBoolean() && mayTry()
-				&& spin(condition, stop, System.nanoTime() + this.spinNanos, true));
+		return condition.getAsBoolean() || (!stop.getAsBoolean() && mayTry() && spin(condition, stop, true));
 	}
 
 	/**
@@ -175,43 +174,32 @@ public final class HookWait {
 	}
 
 	/**
-	 * Spin until the condition holds or the spin ends.
+	 * Spin until the condition holds or the spin ends, holding a spinner's slot, or a
+	 * place among those waiting for one until a slot is free.
 	 * @param done the condition
 	 * @param stop when to give up without counting it, {@code null} for never
-	 * @param deadline when the spin ends, in {@link System#nanoTime()}
-	 * @param waitForSlot whether to wait for a spinner's slot until the deadline instead
-	 * of giving up when none is free
+	 * @param waitForSlot whether to wait for a slot within the spin when none is free
 	 * @return whether the condition held in time
 	 */
-	private boolean spin(BooleanSupplier done, @Nullable BooleanSupplier stop, long deadline, boolean waitForSlot) {
-		if (!take(this.spinning)) {
-			if (!waitForSlot || !take(this.waitingForSlot)) {
-				if (waitForSlot) {
-					// as many threads wait for a slot as may spin: a busy machine
-					missed();
-				}
-				return false;
+	private boolean spin(BooleanSupplier done, @Nullable BooleanSupplier stop, boolean waitForSlot) {
+		long deadline = System.nanoTime() + this.spinNanos;
+		AtomicInteger held = take(this.spinning) ? this.spinning
+				: (waitForSlot && take(this.waitingForSlot)) ? this.waitingForSlot : null;
+		if (held == null) {
+			if (waitForSlot) {
+				// as many threads wait for a slot as may spin: a busy machine
+				missed();
 			}
-			try {
-				while (!take(this.spinning)) {
-					if (done.getAsBoolean()) {
-						answered();
-						return true;
-					}
-					if (ended(stop, deadline)) {
-						return false;
-					}
-					Thread.onSpinWait();
-				}
-			}
-			finally {
-				this.waitingForSlot.decrementAndGet();
-			}
+			return false;
 		}
 		try {
 			while (!done.getAsBoolean()) {
 				if (ended(stop, deadline)) {
 					return false;
+				}
+				if (held == this.waitingForSlot && take(this.spinning)) {
+					this.waitingForSlot.decrementAndGet();
+					held = this.spinning;
 				}
 				Thread.onSpinWait();
 			}
@@ -219,7 +207,7 @@ public final class HookWait {
 			return true;
 		}
 		finally {
-			this.spinning.decrementAndGet();
+			held.decrementAndGet();
 		}
 	}
 
