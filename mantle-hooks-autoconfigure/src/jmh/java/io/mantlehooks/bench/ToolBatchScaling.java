@@ -6,11 +6,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.mantlehooks.HookPoint;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.annotation.ModifyToolCall;
 import io.mantlehooks.annotation.ModifyToolResult;
 import io.mantlehooks.annotation.OnToolCall;
+import io.mantlehooks.runtime.HookMethod;
+import io.mantlehooks.runtime.HookOutcome;
+import io.mantlehooks.runtime.HookRegistry;
 import reactor.core.publisher.Flux;
 
 import org.springframework.ai.chat.client.ChatClient;
@@ -70,8 +74,26 @@ public final class ToolBatchScaling {
 					plainMs[0] * 1000 / size, plainMs[1] * 1000 / size, hookedMs[0], hookedMs[0] * 1000 / size,
 					hookedMs[1] * 1000 / size, hookedMs[0] / plainMs[0], hookedMs[1] / plainMs[1]);
 		}
+		checkEveryHookProceeded(hooked);
 		plain.close();
 		hooked.close();
+	}
+
+	/**
+	 * A hook that failed open (a timeout, a crash) leaves the reply as it was and is
+	 * fast: every tool-call and tool-result invocation of the run must have proceeded.
+	 */
+	private static void checkEveryHookProceeded(ConfigurableApplicationContext hooked) {
+		for (HookPoint point : List.of(HookPoint.TOOL_CALL, HookPoint.TOOL_RESULT)) {
+			HookMethod hook = hooked.getBean(HookRegistry.class).everyAgent().modifier(point);
+			Map<HookOutcome, Long> counts = (hook != null) ? hook.outcomeCounts() : Map.of();
+			long proceeded = counts.getOrDefault(HookOutcome.PROCEEDED, 0L);
+			long all = counts.values().stream().mapToLong(Long::longValue).sum();
+			if (proceeded == 0 || proceeded != all) {
+				throw new IllegalStateException("Not every " + point.configName() + " hook proceeded: " + counts);
+			}
+		}
+		System.out.println("every tool-call and tool-result hook invocation proceeded");
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.mantlehooks.ai;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,17 +15,21 @@ import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookOutcome;
 import io.mantlehooks.runtime.HookRegistry;
+import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.Disposable;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.task.AsyncTaskExecutor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A batch's tool-result hooks run on a hook thread the batch keeps between them (it spins
@@ -102,6 +107,45 @@ class ToolResultHookThreadTests {
 			finally {
 				release.countDown();
 			}
+		});
+	}
+
+	@Test
+	void aStreamCancelledWhileAResultHookRunsEndsTheTurnAndLeavesNoHookRunning() {
+		int size = 5;
+		this.openAi.reply(ToolBatchHandOffTests.batch(size), Reply.text("All checked."));
+		CountDownLatch entered = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		this.contextRunner.run((context) -> {
+			ResultHooks hooks = context.getBean(ResultHooks.class);
+			hooks.result = (result) -> {
+				if (result.value().contains("A2")) {
+					entered.countDown();
+					Stalls.awaitIgnoringInterrupts(release, 120_000);
+				}
+				return result;
+			};
+			List<String> received = new CopyOnWriteArrayList<>();
+			Disposable turn = ChatTestSupport.chatClient(context)
+				.prompt()
+				.user("Look them up")
+				.tools(new ToolBatchHandOffTests.LookupTools())
+				.stream()
+				.content()
+				.subscribe(received::add);
+			try {
+				await().atMost(Duration.ofSeconds(60)).until(() -> entered.getCount() == 0);
+				turn.dispose();
+			}
+			finally {
+				release.countDown();
+			}
+			HookRunner runner = context.getBean(HookRunner.class);
+			await().atMost(Duration.ofSeconds(60)).until(() -> runner.getModifiersInFlight() == 0);
+			// the cancelled turn never went back to the model, and its caller got nothing
+			assertThat(this.openAi.requests()).hasSize(1);
+			assertThat(received).isEmpty();
+			assertThat(hooks.seen).startsWith("\"A1 found\"", "\"A2 found\"");
 		});
 	}
 
