@@ -343,7 +343,7 @@ public class HookRunner implements DisposableBean {
 	 * @return what the modify hook decided
 	 */
 	public <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope) {
-		return runAndWait(point, payload, scope, this.executor);
+		return runAndWait(point, payload, scope, this.executor, false);
 	}
 
 	/**
@@ -360,7 +360,10 @@ public class HookRunner implements DisposableBean {
 	public <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope,
 			KeptHookThread thread) {
 		Assert.notNull(thread, "'thread' must not be null");
-		return runAndWait(point, payload, scope, (Executor) thread);
+		// a kept thread that spins now takes this invocation, and lets go of its
+		// spinner's slot as it does: the wait may wait for that slot rather than park
+		boolean toSpinner = thread.isSpinning();
+		return runAndWait(point, payload, scope, thread, toSpinner);
 	}
 
 	/**
@@ -374,10 +377,10 @@ public class HookRunner implements DisposableBean {
 	}
 
 	private <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope,
-			Executor launcher) {
+			Executor launcher, boolean toSpinner) {
 		CompletableFuture<ModifyResult<P>> result = run(point, payload, scope, launcher);
 		try {
-			return this.wait.get(result);
+			return toSpinner ? this.wait.getFromKeptThread(result) : this.wait.get(result);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

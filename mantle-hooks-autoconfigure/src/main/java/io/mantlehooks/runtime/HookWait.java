@@ -135,6 +135,25 @@ public final class HookWait {
 	}
 
 	/**
+	 * Wait for the result of an invocation just handed to a {@link KeptHookThread}, as
+	 * {@link #get} waits, except that when no spinner's slot is free the wait waits for
+	 * one within its spin, as kept threads do: the slot is most often held by the kept
+	 * thread itself, spinning for the invocation it is about to take, so it frees at
+	 * once. At most as many threads wait for a slot as may spin, kept threads included.
+	 * @param <T> the result type
+	 * @param future what to wait for
+	 * @return its result
+	 * @throws InterruptedException if the thread is interrupted while it parks
+	 * @throws ExecutionException if the future completed exceptionally
+	 */
+	<T> T getFromKeptThread(CompletableFuture<T> future) throws InterruptedException, ExecutionException {
+		if (!future.isDone() && mayTry()) {
+			spin(future::isDone, null, true);
+		}
+		return future.get();
+	}
+
+	/**
 	 * Spin until a condition holds, under this wait's limits, as a wait spins before it
 	 * parks: for a thread that would rather stay than be handed back and woken again
 	 * ({@link KeptHookThread}). Unlike a wait, it waits for a spinner's slot within its

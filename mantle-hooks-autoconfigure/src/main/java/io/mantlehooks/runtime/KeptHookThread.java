@@ -126,7 +126,10 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 	}
 
 	/**
-	 * Return whether the kept thread spins for the next invocation now: for tests.
+	 * Return whether the kept thread spins for the next invocation now: the invocation
+	 * handed over next most likely goes to it, and the spinner's slot it holds frees as
+	 * it takes that invocation ({@link HookWait#getFromKeptThread}).
+	 * @return whether it spins now
 	 */
 	boolean isSpinning() {
 		return this.state.get() == SPINNING;

@@ -198,6 +198,61 @@ class HookWaitTests {
 	}
 
 	@Test
+	void aWaitForAnInvocationHandedToASpinningKeptThreadWaitsForTheSlotThatThreadLetsGoOf() throws Exception {
+		// the kept thread still holds the one slot as it takes the invocation
+		AtomicInteger spinning = new AtomicInteger(1);
+		AtomicInteger waitingForSlot = new AtomicInteger();
+		HookWait wait = new HookWait(NEVER_RUNS_OUT, 1, spinning, waitingForSlot);
+		Looked<String> answer = Looked.completingOnLook(5, "redacted");
+		assertThat(wait.getFromKeptThread(answer)).isEqualTo("redacted");
+		assertThat(answer.looks()).isEqualTo(5);
+		assertThat(answer.parked()).isFalse();
+		assertThat(spinning).hasValue(1);
+		assertThat(waitingForSlot).hasValue(0);
+		// any other wait parks at once while the slot is taken
+		Looked<String> other = Looked.completingWhenParked("parked");
+		assertThat(wait.get(other)).isEqualTo("parked");
+		assertThat(other.looks()).isEqualTo(1);
+		assertThat(other.parked()).isTrue();
+	}
+
+	@Test
+	void aWaitForAKeptThreadTakesTheSlotWhenItFreesAndLetsGoOfItWhenAnswered() throws Exception {
+		AtomicInteger spinning = new AtomicInteger(1);
+		AtomicInteger waitingForSlot = new AtomicInteger();
+		HookWait wait = new HookWait(NEVER_RUNS_OUT, 1, spinning, waitingForSlot);
+		CompletableFuture<String> answer = new CompletableFuture<>();
+		ExecutorService thread = Executors.newSingleThreadExecutor();
+		try {
+			Future<String> waited = thread.submit(() -> wait.getFromKeptThread(answer));
+			await().atMost(Duration.ofSeconds(30)).until(() -> waitingForSlot.get() == 1);
+			// the kept thread lets go of the slot: the waiting thread takes it
+			spinning.decrementAndGet();
+			await().atMost(Duration.ofSeconds(30)).until(() -> waitingForSlot.get() == 0 && spinning.get() == 1);
+			answer.complete("redacted");
+			assertThat(waited.get(30, TimeUnit.SECONDS)).isEqualTo("redacted");
+			assertThat(spinning).hasValue(0);
+			assertThat(wait.backingOff()).isFalse();
+		}
+		finally {
+			thread.shutdownNow();
+		}
+	}
+
+	@Test
+	void onlyAsManyWaitsForKeptThreadsWaitForASlotAsMaySpinTheOthersParkAndCountAMiss() throws Exception {
+		// the one slot is taken, and so is the one place to wait for it
+		HookWait wait = new HookWait(NEVER_RUNS_OUT, 1, new AtomicInteger(1), new AtomicInteger(1));
+		for (int i = 0; i < HookWait.MISSES_BEFORE_BACKING_OFF; i++) {
+			Looked<String> answer = Looked.completingWhenParked("parked");
+			// would spin for the whole NEVER_RUNS_OUT if it waited
+			assertThat(wait.getFromKeptThread(answer)).isEqualTo("parked");
+			assertThat(answer.parked()).isTrue();
+		}
+		assertThat(wait.backingOff()).isTrue();
+	}
+
+	@Test
 	void aKeptThreadWhoseSlotStaysTakenGivesUpAtTheEndOfItsSpinAndBacksOff() {
 		AtomicInteger spinning = new AtomicInteger(1);
 		HookWait wait = new HookWait(RUNS_OUT_AT_ONCE, 1, spinning);
