@@ -114,6 +114,9 @@ public final class HookMethod {
 		this.breakerTransitions = (this.circuitBreaker != null) ? guards.transitions(this.circuitBreaker, this.name)
 				: null;
 		ReflectionUtils.makeAccessible(method);
+		// a public method of a public class is callable without it, but then every call
+		// checks the caller's access again (a stack walk per hook invocation)
+		method.trySetAccessible();
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.mantlehooks.ai.turn;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -12,6 +13,12 @@ import tools.jackson.databind.json.JsonMapper;
 public final class ToolArguments {
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	/**
+	 * Reads any JSON value; made once, since it keeps its root deserializer (the mapper
+	 * looks it up again for every value it reads).
+	 */
+	private static final ObjectReader ANY_VALUE = JSON.readerFor(Object.class);
 
 	private ToolArguments() {
 	}
@@ -27,7 +34,7 @@ public final class ToolArguments {
 			return Map.of();
 		}
 		try {
-			Object parsed = JSON.readValue(arguments, Object.class);
+			Object parsed = ANY_VALUE.readValue(arguments);
 			return (parsed instanceof Map<?, ?> map) ? (Map<String, Object>) map : Map.of();
 		}
 		catch (RuntimeException ex) {
