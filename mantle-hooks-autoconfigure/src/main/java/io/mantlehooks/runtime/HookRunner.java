@@ -40,9 +40,6 @@ public class HookRunner implements DisposableBean {
 
 	private final HookWait wait;
 
-	/** How kept threads spin: as waits do, with a backing off of their own. */
-	private final HookWait keptThreadSpin;
-
 	private final ObserveLane observeLane;
 
 	private final ModifyLane modifyLane;
@@ -92,7 +89,6 @@ public class HookRunner implements DisposableBean {
 		this.registry = registry;
 		this.executor = executor;
 		this.wait = wait;
-		this.keptThreadSpin = wait.sibling();
 		this.timer = new ScheduledThreadPoolExecutor(1, timerThreadFactory());
 		this.timer.setRemoveOnCancelPolicy(true);
 		HookDeadlines deadlines = new HookDeadlines(this.timer);
@@ -369,11 +365,14 @@ public class HookRunner implements DisposableBean {
 	/**
 	 * Return a hook thread to keep for a sequence of awaited invocations, one after
 	 * another, such as the tool-result hooks of one tool batch; close it when the
-	 * sequence ends.
+	 * sequence ends. It spins as a turn's waits do, but backs off on its own: how late
+	 * one batch's results came (a slow tool, a pause) says nothing about the next batch,
+	 * and a backing off carried over keeps a whole batch's results on the executor, each
+	 * waking the thread that waits for it.
 	 * @return the kept thread, started by its first invocation
 	 */
 	public KeptHookThread keepThread() {
-		return new KeptHookThread(this.executor, this.keptThreadSpin);
+		return new KeptHookThread(this.executor, this.wait.sibling());
 	}
 
 	private <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope,

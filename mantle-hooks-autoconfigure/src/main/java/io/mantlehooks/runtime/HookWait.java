@@ -34,7 +34,8 @@ import org.springframework.util.Assert;
  * A {@link KeptHookThread} spins under the same limits for its next invocation
  * ({@link #spinUntil}), with a backing off of its own ({@link #sibling()}); while the
  * slots are taken it may wait for one within its spin, at most as many such threads at
- * once as may spin.
+ * once as may spin. So may the wait for an invocation just handed to a spinning kept
+ * thread ({@link #getFromKeptThread}), whose slot that thread is letting go of.
  */
 public final class HookWait {
 

@@ -19,13 +19,14 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * The thread is kept only while it spins, under the limits of a turn's wait
  * ({@link HookWait}): a JVM-wide number of spinners, none on a single processor, and
- * backing off when the next invocation keeps coming too late. When it may not spin, or
- * the spin ends first, the thread goes back to the executor and the next invocation
- * starts a new task, as without a kept thread. So a kept thread never holds an executor
- * thread idle and never delays an invocation: one that comes while the thread still runs
- * an earlier invocation (a hook past its timeout, perhaps ignoring its interrupt) goes to
- * the executor at once. Each invocation keeps its own timeout, counted from its hand-off,
- * as everywhere, and every invocation handed over runs exactly once.
+ * backing off when the next invocation keeps coming too late (each kept thread counts for
+ * itself: {@link HookRunner#keepThread()}). When it may not spin, or the spin ends first,
+ * the thread goes back to the executor and the next invocation starts a new task, as
+ * without a kept thread. So a kept thread never holds an executor thread idle and never
+ * delays an invocation: one that comes while the thread still runs an earlier invocation
+ * (a hook past its timeout, perhaps ignoring its interrupt) goes to the executor at once.
+ * Each invocation keeps its own timeout, counted from its hand-off, as everywhere, and
+ * every invocation handed over runs exactly once.
  * <p>
  * {@link #close()} ends the keeping: a spinning thread stops at once, and later
  * invocations go to the executor. Made by {@link HookRunner#keepThread()}.
@@ -123,6 +124,14 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 	 */
 	boolean isKept() {
 		return this.state.get() != NONE;
+	}
+
+	/**
+	 * Return whether this thread's spins back off, after spins the next invocation
+	 * outlasted: for tests.
+	 */
+	boolean backingOff() {
+		return this.wait.backingOff();
 	}
 
 	/**

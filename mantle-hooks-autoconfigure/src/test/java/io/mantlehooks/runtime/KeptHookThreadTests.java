@@ -280,6 +280,34 @@ class KeptHookThreadTests {
 			});
 	}
 
+	@Test
+	void eachKeptThreadBacksOffOnItsOwnSoABatchWhoseResultsCameLateLeavesTheNextSpinning() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class))
+			.withBean("resultHook", ResultHook.class)
+			.run((context) -> {
+				HookRunner configured = context.getBean(HookRunner.class);
+				// every spin runs out at its first look: each result comes too late
+				HookRunner runner = new HookRunner(configured.getRegistry(), configured.getExecutor(),
+						ObservationRegistry.NOOP, null, new HookWait(1, 1, new AtomicInteger()));
+				try (KeptHookThread late = runner.keepThread()) {
+					for (int i = 0; i < HookWait.MISSES_BEFORE_BACKING_OFF; i++) {
+						String value = "r" + i;
+						ModifyResult<ToolResultPayload> result = runner.runAndWait(HookPoint.TOOL_RESULT,
+								new ToolResultPayload("lookup", Map.of(), value, false, "u1", Map.of(), Channel.none()),
+								HookScope.none(), late);
+						assertThat(result).isInstanceOfSatisfying(ModifyResult.Proceed.class,
+								(proceed) -> assertThat(((ToolResultPayload) proceed.payload()).value())
+									.isEqualTo(value + "!"));
+						await().atMost(Duration.ofSeconds(60)).until(() -> !late.isKept());
+					}
+					assertThat(late.backingOff()).isTrue();
+				}
+				try (KeptHookThread next = runner.keepThread()) {
+					assertThat(next.backingOff()).isFalse();
+				}
+			});
+	}
+
 	private CountDownLatch hold() {
 		CountDownLatch latch = new CountDownLatch(1);
 		this.held.add(latch);
