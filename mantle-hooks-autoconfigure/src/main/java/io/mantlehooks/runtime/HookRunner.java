@@ -356,10 +356,16 @@ public class HookRunner implements DisposableBean {
 	public <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope,
 			KeptHookThread thread) {
 		Assert.notNull(thread, "'thread' must not be null");
-		// a kept thread that spins now takes this invocation, and lets go of its
-		// spinner's slot as it does: the wait may wait for that slot rather than park
-		boolean toSpinner = thread.isSpinning();
-		return runAndWait(point, payload, scope, thread, toSpinner);
+		thread.callerWaiting(true);
+		try {
+			// a kept thread that spins now takes this invocation, and lets go of its
+			// spinner's slot as it does: the wait may wait for that slot rather than park
+			boolean toSpinner = thread.isSpinning();
+			return runAndWait(point, payload, scope, thread, toSpinner);
+		}
+		finally {
+			thread.callerWaiting(false);
+		}
 	}
 
 	/**

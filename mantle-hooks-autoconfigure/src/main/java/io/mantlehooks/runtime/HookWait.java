@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -52,6 +53,13 @@ public final class HookWait {
 
 	static final int PROBE_EVERY = 16;
 
+	/**
+	 * How many spins' time a kept thread may wait for the thread it spins for to be woken
+	 * before its own spin's time counts: a wake-up costs a few spins' time on a machine
+	 * that is not saturated.
+	 */
+	static final int NOT_YET_SPINS = 5;
+
 	/** Threads spinning now, in this JVM: processors are shared by every runner. */
 	private static final AtomicInteger spinningInJvm = new AtomicInteger();
 
@@ -65,6 +73,9 @@ public final class HookWait {
 	private final AtomicInteger spinning;
 
 	private final AtomicInteger waitingForSlot;
+
+	/** {@link System#nanoTime()}, but for tests. */
+	private final LongSupplier clock;
 
 	/**
 	 * Spins in a row the hook outlasted; a hint, so races that lose a count are harmless.
@@ -90,10 +101,20 @@ public final class HookWait {
 	}
 
 	HookWait(long spinNanos, int maxSpinners, AtomicInteger spinning, AtomicInteger waitingForSlot) {
+		this(spinNanos, maxSpinners, spinning, waitingForSlot, System::nanoTime);
+	}
+
+	/**
+	 * Create a wait with all its limits given, and the clock its spins are timed by: for
+	 * tests, which move a clock of their own instead of depending on the machine's speed.
+	 */
+	HookWait(long spinNanos, int maxSpinners, AtomicInteger spinning, AtomicInteger waitingForSlot,
+			LongSupplier clock) {
 		this.spinNanos = spinNanos;
 		this.maxSpinners = maxSpinners;
 		this.spinning = spinning;
 		this.waitingForSlot = waitingForSlot;
+		this.clock = clock;
 	}
 
 	/**
@@ -130,7 +151,7 @@ public final class HookWait {
 	 */
 	public <T> T get(CompletableFuture<T> future) throws InterruptedException, ExecutionException {
 		if (!future.isDone() && mayTry()) {
-			spin(future::isDone, null, false);
+			spin(future::isDone, null, false, null);
 		}
 		return future.get();
 	}
@@ -149,7 +170,7 @@ public final class HookWait {
 	 */
 	<T> T getFromKeptThread(CompletableFuture<T> future) throws InterruptedException, ExecutionException {
 		if (!future.isDone() && mayTry()) {
-			spin(future::isDone, null, true);
+			spin(future::isDone, null, true, null);
 		}
 		return future.get();
 	}
@@ -161,14 +182,21 @@ public final class HookWait {
 	 * spin (the thread it spins for is often a waiter that is just letting go of it), but
 	 * only one such thread per slot at a time: the others give up at once, which counts
 	 * as a spin outlasted.
+	 * <p>
+	 * The spin's time counts only once {@code notYet} no longer holds: while the thread
+	 * that answers is still being woken (it parked for the invocation this thread just
+	 * ran), its lateness says nothing about how soon it answers once awake. That wait is
+	 * bounded too, by {@value #NOT_YET_SPINS} spins' time, and counts as outlasted when
+	 * it runs out.
 	 * @param condition what to spin for
 	 * @param stop when to stop spinning without the condition, which counts neither as a
 	 * spin answered nor as one outlasted
+	 * @param notYet while the spin's time does not count yet
 	 * @return whether the condition held before the spin ended; {@code false} also when
 	 * this wait may not spin now, or was stopped
 	 */
-	boolean spinUntil(BooleanSupplier condition, BooleanSupplier stop) {
-		return condition.getAsBoolean() || (!stop.getAsBoolean() && mayTry() && spin(condition, stop, true));
+	boolean spinUntil(BooleanSupplier condition, BooleanSupplier stop, BooleanSupplier notYet) {
+		return condition.getAsBoolean() || (!stop.getAsBoolean() && mayTry() && spin(condition, stop, true, notYet));
 	}
 
 	/**
@@ -178,7 +206,7 @@ public final class HookWait {
 	 * @return the sibling wait
 	 */
 	HookWait sibling() {
-		return new HookWait(this.spinNanos, this.maxSpinners, this.spinning, this.waitingForSlot);
+		return new HookWait(this.spinNanos, this.maxSpinners, this.spinning, this.waitingForSlot, this.clock);
 	}
 
 	private boolean mayTry() {
@@ -199,10 +227,14 @@ public final class HookWait {
 	 * @param done the condition
 	 * @param stop when to give up without counting it, {@code null} for never
 	 * @param waitForSlot whether to wait for a slot within the spin when none is free
+	 * @param notYet while the spin's time does not count yet (within
+	 * {@value #NOT_YET_SPINS} spins' time), {@code null} for counting from the start
 	 * @return whether the condition held in time
 	 */
-	private boolean spin(BooleanSupplier done, @Nullable BooleanSupplier stop, boolean waitForSlot) {
-		long deadline = System.nanoTime() + this.spinNanos;
+	private boolean spin(BooleanSupplier done, @Nullable BooleanSupplier stop, boolean waitForSlot,
+			@Nullable BooleanSupplier notYet) {
+		boolean counting = notYet == null || !notYet.getAsBoolean();
+		long deadline = this.clock.getAsLong() + (counting ? this.spinNanos : this.spinNanos * NOT_YET_SPINS);
 		AtomicInteger held = take(this.spinning) ? this.spinning
 				: (waitForSlot && take(this.waitingForSlot)) ? this.waitingForSlot : null;
 		if (held == null) {
@@ -214,6 +246,10 @@ public final class HookWait {
 		}
 		try {
 			while (!done.getAsBoolean()) {
+				if (!counting && notYet != null && !notYet.getAsBoolean()) {
+					counting = true;
+					deadline = this.clock.getAsLong() + this.spinNanos;
+				}
 				if (ended(stop, deadline)) {
 					return false;
 				}
@@ -238,7 +274,7 @@ public final class HookWait {
 		if (stop != null && stop.getAsBoolean()) {
 			return true;
 		}
-		if (System.nanoTime() - deadline >= 0) {
+		if (this.clock.getAsLong() - deadline >= 0) {
 			missed();
 			return true;
 		}

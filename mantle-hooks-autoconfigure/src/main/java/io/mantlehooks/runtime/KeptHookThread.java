@@ -59,6 +59,13 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 	private volatile boolean closed;
 
 	/**
+	 * Whether the thread that hands the invocations over waits for one's result now: set
+	 * by
+	 * {@link HookRunner#runAndWait(HookPoint, HookPayload, HookScope, KeptHookThread)}.
+	 */
+	private volatile boolean callerWaiting;
+
+	/**
 	 * The thread that started the kept thread: an executor that runs tasks on their
 	 * caller would make it spin for an invocation only it could hand over.
 	 */
@@ -69,6 +76,8 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 	private final BooleanSupplier handedOver = () -> this.state.get() != SPINNING;
 
 	private final BooleanSupplier closing = () -> this.closed;
+
+	private final BooleanSupplier callerStillWaiting = () -> this.callerWaiting;
 
 	KeptHookThread(Executor executor, HookWait wait) {
 		this.executor = executor;
@@ -116,6 +125,27 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 	@Override
 	public void close() {
 		this.closed = true;
+	}
+
+	/**
+	 * Tell the kept thread whether the thread that hands it invocations waits for a
+	 * result now. While it does, the kept thread's spin for the next invocation does not
+	 * count its time yet (within limits, {@link HookWait#spinUntil}): that thread may
+	 * have parked, and the time it takes to be woken is no sign that the next invocation
+	 * comes late. Without it, one late invocation sends the next to a new task, its
+	 * caller parks for that one, and the wake-up outlasts the next kept thread's spin,
+	 * and so on for the rest of the sequence.
+	 * @param waiting whether the caller waits now
+	 */
+	void callerWaiting(boolean waiting) {
+		this.callerWaiting = waiting;
+	}
+
+	/**
+	 * Return whether the caller waits for a result now: for tests.
+	 */
+	boolean isCallerWaiting() {
+		return this.callerWaiting;
 	}
 
 	/**
@@ -170,7 +200,7 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 
 	private void spin() {
 		try {
-			this.wait.spinUntil(this.handedOver, this.closing);
+			this.wait.spinUntil(this.handedOver, this.closing, this.callerStillWaiting);
 		}
 		catch (Throwable ex) {
 			// a failure while spinning (an Error, say) only ends the spin: the state must

@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
@@ -181,8 +182,8 @@ class HookWaitTests {
 		AtomicInteger handOverAtLook = new AtomicInteger(Integer.MAX_VALUE);
 		ExecutorService thread = Executors.newSingleThreadExecutor();
 		try {
-			Future<Boolean> handed = thread
-				.submit(() -> wait.spinUntil(() -> looks.incrementAndGet() >= handOverAtLook.get(), () -> false));
+			Future<Boolean> handed = thread.submit(() -> wait
+				.spinUntil(() -> looks.incrementAndGet() >= handOverAtLook.get(), () -> false, () -> false));
 			// it looks while it waits for the slot another spinner holds
 			await().atMost(Duration.ofSeconds(30)).until(() -> looks.get() > 2);
 			spinning.decrementAndGet();
@@ -253,16 +254,59 @@ class HookWaitTests {
 	}
 
 	@Test
+	void aKeptThreadsSpinCountsItsTimeOnlyOnceTheThreadItSpinsForNoLongerWaits() {
+		// a clock of the test's own: every look at the condition is 10 ns later
+		AtomicLong now = new AtomicLong();
+		HookWait wait = new HookWait(100, 1, new AtomicInteger(), new AtomicInteger(), now::get);
+		AtomicInteger looks = new AtomicInteger();
+		// the other thread is woken after 30 looks (three spins' time) and hands over 5
+		// looks later
+		boolean answered = wait.spinUntil(() -> {
+			now.addAndGet(10);
+			return looks.incrementAndGet() >= 35;
+		}, () -> false, () -> looks.get() < 30);
+		assertThat(answered).isTrue();
+		assertThat(looks).hasValue(35);
+		// counted from the start, the same spin runs out after ten looks
+		looks.set(0);
+		boolean counted = wait.spinUntil(() -> {
+			now.addAndGet(10);
+			return looks.incrementAndGet() >= 35;
+		}, () -> false, () -> false);
+		assertThat(counted).isFalse();
+		assertThat(looks).hasValue(11);
+	}
+
+	@Test
+	void aKeptThreadWaitsForTheThreadItSpinsForAtMostAFewSpinsTimeAndThatCountsAsOutlasted() {
+		AtomicLong now = new AtomicLong();
+		HookWait wait = new HookWait(100, 1, new AtomicInteger(), new AtomicInteger(), now::get);
+		for (int i = 0; i < HookWait.MISSES_BEFORE_BACKING_OFF; i++) {
+			AtomicInteger looks = new AtomicInteger();
+			boolean answered = wait.spinUntil(() -> {
+				now.addAndGet(10);
+				looks.incrementAndGet();
+				return false;
+			}, () -> false, () -> true);
+			assertThat(answered).isFalse();
+			// five spins' time: fifty looks after the first
+			assertThat(looks).hasValue(51);
+		}
+		assertThat(wait.backingOff()).isTrue();
+		assertThat(wait.spinningNow()).isZero();
+	}
+
+	@Test
 	void aKeptThreadWhoseSlotStaysTakenGivesUpAtTheEndOfItsSpinAndBacksOff() {
 		AtomicInteger spinning = new AtomicInteger(1);
 		HookWait wait = new HookWait(RUNS_OUT_AT_ONCE, 1, spinning);
 		for (int i = 0; i < HookWait.MISSES_BEFORE_BACKING_OFF; i++) {
-			assertThat(wait.spinUntil(() -> false, () -> false)).isFalse();
+			assertThat(wait.spinUntil(() -> false, () -> false, () -> false)).isFalse();
 		}
 		assertThat(wait.backingOff()).isTrue();
 		assertThat(spinning).hasValue(1);
 		// a wait whose condition already holds takes no slot and is answered
-		assertThat(wait.spinUntil(() -> true, () -> false)).isTrue();
+		assertThat(wait.spinUntil(() -> true, () -> false, () -> false)).isTrue();
 		// a sibling shares the slots, not the backing off
 		HookWait sibling = wait.sibling();
 		assertThat(sibling.backingOff()).isFalse();
@@ -276,7 +320,7 @@ class HookWaitTests {
 		HookWait wait = new HookWait(NEVER_RUNS_OUT, 1, new AtomicInteger(1), new AtomicInteger(1));
 		for (int i = 0; i < HookWait.MISSES_BEFORE_BACKING_OFF; i++) {
 			// would spin for the whole NEVER_RUNS_OUT if it waited
-			assertThat(wait.spinUntil(() -> false, () -> false)).isFalse();
+			assertThat(wait.spinUntil(() -> false, () -> false, () -> false)).isFalse();
 		}
 		assertThat(wait.backingOff()).isTrue();
 	}
@@ -292,7 +336,7 @@ class HookWaitTests {
 				Future<Boolean> spun = thread.submit(() -> wait.spinUntil(() -> {
 					looks.incrementAndGet();
 					return false;
-				}, () -> stop.getCount() == 0));
+				}, () -> stop.getCount() == 0, () -> false));
 				await().atMost(Duration.ofSeconds(30)).until(() -> looks.get() > 2);
 				stop.countDown();
 				assertThat(spun.get(30, TimeUnit.SECONDS)).isFalse();

@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
@@ -23,6 +24,7 @@ import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.annotation.ModifyToolResult;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -255,6 +257,7 @@ class KeptHookThreadTests {
 						ObservationRegistry.NOOP, null, spinning());
 				ResultHook hook = context.getBean(ResultHook.class);
 				try (KeptHookThread kept = runner.keepThread()) {
+					hook.kept = kept;
 					for (String value : List.of("a", "b", "slow", "c", "d")) {
 						ModifyResult<ToolResultPayload> result = runner.runAndWait(HookPoint.TOOL_RESULT,
 								new ToolResultPayload("lookup", Map.of(), value, false, "u1", Map.of(), Channel.none()),
@@ -269,10 +272,15 @@ class KeptHookThreadTests {
 									(proceed) -> assertThat(((ToolResultPayload) proceed.payload()).value())
 										.isEqualTo(value + "!"));
 						}
-						// the next result comes once the thread spins again
+						// the caller no longer waits, and the next result comes once the
+						// thread
+						// spins again
+						assertThat(kept.isCallerWaiting()).isFalse();
 						awaitSpinning(kept);
 					}
 				}
+				// while each hook ran, its caller waited for it
+				assertThat(hook.callerWaiting).containsExactly(true, true, true, true, true);
 				assertThat(hook.threads).hasSize(5);
 				assertThat(hook.threads).containsOnly(hook.threads.get(0));
 				assertThat(hook.interruptedAtStart).containsExactly(false, false, false, false, false);
@@ -308,6 +316,36 @@ class KeptHookThreadTests {
 			});
 	}
 
+	@Test
+	void whileItsCallerStillWaitsTheKeptThreadsSpinDoesNotCountItsTime() {
+		// a clock the test moves, read by the spin at every look
+		AtomicLong now = new AtomicLong();
+		AtomicInteger reads = new AtomicInteger();
+		HookWait wait = new HookWait(100, 1, new AtomicInteger(), new AtomicInteger(), () -> {
+			reads.incrementAndGet();
+			return now.get();
+		});
+		KeptHookThread kept = new KeptHookThread(this.executor, wait);
+		List<Thread> ranOn = new CopyOnWriteArrayList<>();
+		kept.callerWaiting(true);
+		Recorded first = new Recorded(ranOn);
+		kept.execute(first);
+		first.awaitRun();
+		awaitSpinning(kept);
+		// three spins' time later the caller, still being woken, has not taken its result
+		now.set(300);
+		awaitLooks(reads);
+		assertThat(kept.isSpinning()).isTrue();
+		// it has: the spin's time counts from here, and runs out one spin later
+		kept.callerWaiting(false);
+		awaitLooks(reads);
+		assertThat(kept.isSpinning()).isTrue();
+		now.set(400);
+		await().atMost(Duration.ofSeconds(60)).until(() -> !kept.isKept());
+		assertThat(this.executor.tasks.get()).isOne();
+		assertThat(kept.backingOff()).isFalse();
+	}
+
 	private CountDownLatch hold() {
 		CountDownLatch latch = new CountDownLatch(1);
 		this.held.add(latch);
@@ -316,6 +354,14 @@ class KeptHookThreadTests {
 
 	private static HookWait spinning() {
 		return new HookWait(NEVER_RUNS_OUT, 1, new AtomicInteger());
+	}
+
+	/**
+	 * Wait until the spinning thread has looked at the clock a few more times.
+	 */
+	private static void awaitLooks(AtomicInteger reads) {
+		int seen = reads.get();
+		await().atMost(Duration.ofSeconds(60)).until(() -> reads.get() > seen + 2);
 	}
 
 	private static void awaitSpinning(KeptHookThread kept) {
@@ -390,9 +436,17 @@ class KeptHookThreadTests {
 
 		volatile boolean interruptedBySlow;
 
+		final List<Boolean> callerWaiting = new CopyOnWriteArrayList<>();
+
+		volatile @Nullable KeptHookThread kept;
+
 		@ModifyToolResult(timeoutMs = 120_000)
 		ToolResultPayload check(ToolResultPayload payload) {
 			this.threads.add(Thread.currentThread());
+			KeptHookThread keptThread = this.kept;
+			if (keptThread != null) {
+				this.callerWaiting.add(keptThread.isCallerWaiting());
+			}
 			this.interruptedAtStart.add(Thread.currentThread().isInterrupted());
 			if (payload.value().equals("slow")) {
 				try {
