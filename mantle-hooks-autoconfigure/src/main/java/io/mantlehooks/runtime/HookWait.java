@@ -150,10 +150,7 @@ public final class HookWait {
 	 * @throws ExecutionException if the future completed exceptionally
 	 */
 	public <T> T get(CompletableFuture<T> future) throws InterruptedException, ExecutionException {
-		if (!future.isDone() && mayTry()) {
-			spin(future::isDone, null, false, null);
-		}
-		return future.get();
+		return spinThenGet(future, false);
 	}
 
 	/**
@@ -169,8 +166,16 @@ public final class HookWait {
 	 * @throws ExecutionException if the future completed exceptionally
 	 */
 	<T> T getFromKeptThread(CompletableFuture<T> future) throws InterruptedException, ExecutionException {
+		return spinThenGet(future, true);
+	}
+
+	/**
+	 * Spin for the future where this wait may, then take its result, parking if needed.
+	 */
+	private <T> T spinThenGet(CompletableFuture<T> future, boolean waitForSlot)
+			throws InterruptedException, ExecutionException {
 		if (!future.isDone() && mayTry()) {
-			spin(future::isDone, null, true, null);
+			spin(future::isDone, null, waitForSlot, null);
 		}
 		return future.get();
 	}

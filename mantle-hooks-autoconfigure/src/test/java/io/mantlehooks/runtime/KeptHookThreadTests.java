@@ -272,9 +272,8 @@ class KeptHookThreadTests {
 									(proceed) -> assertThat(((ToolResultPayload) proceed.payload()).value())
 										.isEqualTo(value + "!"));
 						}
-						// the caller no longer waits, and the next result comes once the
-						// thread
-						// spins again
+						// the caller no longer waits, and the next result comes once
+						// the thread spins again
 						assertThat(kept.isCallerWaiting()).isFalse();
 						awaitSpinning(kept);
 					}
