@@ -39,12 +39,16 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /**
  * Input that should not be trusted, from clients and hooks: engine-owned keys passed as
  * params, identity nested too deep, model settings a provider would choke on, a tool
- * renamed to one that was not offered, and very large tool-call batches.
+ * renamed to one that was not offered, tool-call arguments a hook could not read, and
+ * very large tool-call batches.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class HostileInputTests {
 
 	private static final String TOOL_ERROR = "Sorry, I couldn't complete that action. Please try again.";
+
+	private static final String UNREADABLE = "The tool was not called: its arguments were not one JSON object. "
+			+ "Call it again with its parameters as one JSON object.";
 
 	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
@@ -197,6 +201,84 @@ class HostileInputTests {
 		}
 	}
 
+	@Test
+	void modelArgumentsThatAreNotOneJsonObjectAreRefusedAndOnlyTheReadableCallRuns() {
+		List<String> unreadable = List.of("[{\"id\":\"A1\"}]", "\"A1\"", "{\"id\":\"A1\"",
+				"{\"id\":\"A1\"} {\"id\":\"Z9\"}", "[".repeat(10_000) + "]".repeat(10_000));
+		String refused = "tool: " + UNREADABLE;
+		// with tool-call hooks, with only a tool-result hook, and with only approvals on
+		List<ApplicationContextRunner> runners = List.of(
+				this.contextRunner.withBean("argumentHooks", ArgumentHooks.class),
+				this.contextRunner.withBean("resultHook", ResultHook.class),
+				this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=refund"));
+		for (ApplicationContextRunner runner : runners) {
+			this.openAi.clear();
+			this.openAi.reply(Reply.toolCalls(unreadableThenB2(unreadable)), Reply.text("Only B2 was found."));
+			runner.run((context) -> {
+				BatchTools tools = new BatchTools();
+				ChatClientResponse response = lookUpA1(context, tools);
+				assertThat(response.chatResponse().getResult().getOutput().getText()).isEqualTo("Only B2 was found.");
+				assertThat(response.context()).doesNotContainKey(MantleHooks.OUTCOME)
+					.doesNotContainKey(MantleHooks.APPROVAL_ID);
+				assertThat(tools.calls).containsExactly("B2");
+				assertThat(this.openAi.messages(1)).endsWith(refused, refused, refused, refused, refused,
+						"tool: \"B2 found\"");
+				ArgumentHooks hooks = context.getBeanProvider(ArgumentHooks.class).getIfAvailable();
+				if (hooks != null) {
+					assertThat(hooks.arguments).containsExactly(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(),
+							Map.of("id", "B2"));
+					// the result hooks see each refusal as a failed tool's result (once
+					// the
+					// calls that run are done)
+					assertThat(hooks.results).containsExactlyInAnyOrder("error: " + UNREADABLE, "error: " + UNREADABLE,
+							"error: " + UNREADABLE, "error: " + UNREADABLE, "error: " + UNREADABLE, "ok: \"B2 found\"");
+				}
+			});
+		}
+	}
+
+	@Test
+	void modelArgumentsThatAreNotOneJsonObjectAreRefusedInAStreamedTurnToo() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "[\"A1\"]"),
+				new ToolCall("call_2", "lookup", "{\"id\":\"B2\"}")), Reply.text("Only B2 was found."));
+		this.contextRunner.withBean("argumentHooks", ArgumentHooks.class).run((context) -> {
+			BatchTools tools = new BatchTools();
+			List<String> chunks = ChatTestSupport.chatClient(context)
+				.prompt()
+				.user("Look up A1 and B2")
+				.tools(tools)
+				.stream()
+				.content()
+				.collectList()
+				.block(Duration.ofSeconds(60));
+			assertThat(String.join("", chunks)).isEqualTo("Only B2 was found.");
+			assertThat(tools.calls).containsExactly("B2");
+			assertThat(this.openAi.messages(1)).endsWith("tool: " + UNREADABLE, "tool: \"B2 found\"");
+		});
+	}
+
+	@Test
+	void aToolCallHookMayGiveUnreadableArgumentsItsOwnAndThenTheToolRunsWithThem() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "[\"A1\"]"),
+				new ToolCall("call_2", "lookup", "{\"id\":\"B2\"}")), Reply.text("Both found."));
+		this.contextRunner.withBean("repairingHook", RepairingHook.class).run((context) -> {
+			BatchTools tools = new BatchTools();
+			assertThat(lookUpA1(context, tools).chatResponse().getResult().getOutput().getText())
+				.isEqualTo("Both found.");
+			assertThat(tools.calls).containsExactly("A1", "B2");
+			assertThat(this.openAi.messages(1)).endsWith("tool: \"A1 found\"", "tool: \"B2 found\"");
+		});
+	}
+
+	private static ToolCall[] unreadableThenB2(List<String> unreadable) {
+		List<ToolCall> calls = new ArrayList<>();
+		for (String arguments : unreadable) {
+			calls.add(new ToolCall("call_" + calls.size(), "lookup", arguments));
+		}
+		calls.add(new ToolCall("call_" + calls.size(), "lookup", "{\"id\":\"B2\"}"));
+		return calls.toArray(ToolCall[]::new);
+	}
+
 	private static ChatClientResponse lookUpA1(AssertableApplicationContext context, BatchTools tools) {
 		return ChatTestSupport.chatClient(context).prompt().user("Look up A1").tools(tools).call().chatClientResponse();
 	}
@@ -205,6 +287,34 @@ class HostileInputTests {
 
 		@OnToolResult
 		void audit(ToolResultPayload result) {
+		}
+
+	}
+
+	static class ArgumentHooks {
+
+		final List<Map<String, Object>> arguments = new CopyOnWriteArrayList<>();
+
+		final List<String> results = new CopyOnWriteArrayList<>();
+
+		@ModifyToolCall
+		ToolCallPayload preflight(ToolCallPayload call) {
+			this.arguments.add(call.arguments());
+			return call;
+		}
+
+		@OnToolResult
+		void audit(ToolResultPayload result) {
+			this.results.add((result.isError() ? "error: " : "ok: ") + result.value());
+		}
+
+	}
+
+	static class RepairingHook {
+
+		@ModifyToolCall
+		ToolCallPayload repair(ToolCallPayload call) {
+			return call.arguments().isEmpty() ? call.withArguments(Map.of("id", "A1")) : call;
 		}
 
 	}

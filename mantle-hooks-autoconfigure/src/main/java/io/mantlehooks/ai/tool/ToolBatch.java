@@ -51,6 +51,14 @@ public final class ToolBatch {
 	/** ToolResponseMessage metadata: the ids of the results that count as errors. */
 	public static final String ERROR_IDS = "mantle.tool_error_ids";
 
+	/**
+	 * What the model reads, as that call's error result, for a call whose arguments are
+	 * not one JSON object: hooks and the approval policy saw no arguments for it, so the
+	 * tool must not receive that text either.
+	 */
+	static final String UNREADABLE_ARGUMENTS = "The tool was not called: its arguments were not one JSON object. "
+			+ "Call it again with its parameters as one JSON object.";
+
 	private final HookRunner hooks;
 
 	private final ToolCallingManager toolCallingManager;
@@ -143,11 +151,13 @@ public final class ToolBatch {
 							: gateThenDispatch(turn, history, options, response, output, preflight));
 		}
 		for (AssistantMessage.ToolCall call : calls) {
-			ToolCallPayload payload = payloadOf(turn, call, ToolArguments.parse(call.arguments()));
+			Map<String, Object> arguments = ToolArguments.parseObject(call.arguments());
+			ToolCallPayload payload = payloadOf(turn, call, (arguments != null) ? arguments : Map.of());
 			if (payload == null) {
 				return Step.done(tooDeep(call));
 			}
-			preflight.accept(call, payload.arguments(), Map.of(), payload, null);
+			preflight.accept(call, payload.arguments(), Map.of(), payload,
+					(arguments != null) ? null : UNREADABLE_ARGUMENTS);
 		}
 		return gateThenDispatch(turn, history, options, response, output, preflight);
 	}
@@ -166,7 +176,7 @@ public final class ToolBatch {
 						preflight.metadata, awaiting, preflight.refusals));
 		}
 		if (!this.hooks.hasHooks(HookPoint.TOOL_CALL, turn.scope())
-				&& !this.hooks.hasHooks(HookPoint.TOOL_RESULT, turn.scope())) {
+				&& !this.hooks.hasHooks(HookPoint.TOOL_RESULT, turn.scope()) && !preflight.refusesAny()) {
 			return Step.blocking(() -> dispatchUntouched(turn, history, options, response), Step::done);
 		}
 		return dispatch(turn, history, options, output, preflight);
@@ -382,6 +392,19 @@ public final class ToolBatch {
 		}
 
 		/**
+		 * Whether a call is refused: then the batch cannot go to Spring AI as the model
+		 * sent it.
+		 */
+		boolean refusesAny() {
+			for (String refusal : this.refusals) {
+				if (refusal != null) {
+					return true;
+				}
+			}
+			return false;
+		}
+
+		/**
 		 * The calls that run, as payloads: a refused call asks for no approval.
 		 */
 		List<ToolCallPayload> toRun() {
@@ -436,6 +459,9 @@ public final class ToolBatch {
 
 		private @Nullable ToolCallPayload current;
 
+		/** Whether the current call's arguments are not one JSON object. */
+		private boolean currentUnreadable;
+
 		/** Why the preflight stopped the batch, {@code null} while it goes on. */
 		@Nullable BatchOutcome stopped;
 
@@ -453,7 +479,9 @@ public final class ToolBatch {
 			}
 			AssistantMessage.ToolCall call = this.calls.get(this.index);
 			// parsed once for the batch; the payload keeps the arguments, frozen
-			ToolCallPayload payload = payloadOf(this.turn, call, ToolArguments.parse(call.arguments()));
+			Map<String, Object> arguments = ToolArguments.parseObject(call.arguments());
+			this.currentUnreadable = arguments == null;
+			ToolCallPayload payload = payloadOf(this.turn, call, (arguments != null) ? arguments : Map.of());
 			if (payload == null) {
 				this.stopped = tooDeep(call);
 			}
@@ -494,9 +522,14 @@ public final class ToolBatch {
 			// rewritten arguments are read back from the JSON the tool receives, as the
 			// result hooks and the replay have always seen them
 			Map<String, Object> arguments = unchanged ? payload.arguments() : ToolArguments.parse(argumentsJson);
+			// the hooks saw no arguments where the model sent text that is not one JSON
+			// object; unless a hook gave the call arguments, the tool would receive that
+			// text unseen
+			String refusal = (rewritten.refusal() == null && unchanged && this.currentUnreadable) ? UNREADABLE_ARGUMENTS
+					: rewritten.refusal();
 			this.preflight.accept(
 					new AssistantMessage.ToolCall(call.id(), call.type(), rewritten.toolName(), argumentsJson),
-					arguments, metadata, rewritten, rewritten.refusal());
+					arguments, metadata, rewritten, refusal);
 			return null;
 		}
 

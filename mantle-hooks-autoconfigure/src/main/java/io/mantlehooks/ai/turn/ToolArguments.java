@@ -28,18 +28,30 @@ public final class ToolArguments {
 	 * @param arguments the JSON text, may be blank
 	 * @return the arguments, empty when blank or not a JSON object
 	 */
-	@SuppressWarnings("unchecked")
 	public static Map<String, Object> parse(@Nullable String arguments) {
+		Map<String, Object> parsed = parseObject(arguments);
+		return (parsed != null) ? parsed : Map.of();
+	}
+
+	/**
+	 * Parse the model's arguments when they are one JSON object.
+	 * @param arguments the JSON text, may be blank
+	 * @return the arguments, empty when blank; {@code null} when the text is not one
+	 * readable JSON object (malformed, another JSON value, text after the object, or
+	 * nesting past the reader's limits)
+	 */
+	@SuppressWarnings("unchecked")
+	public static @Nullable Map<String, Object> parseObject(@Nullable String arguments) {
 		if (arguments == null || arguments.isBlank()) {
 			return Map.of();
 		}
 		try {
 			Object parsed = ANY_VALUE.readValue(arguments);
-			return (parsed instanceof Map<?, ?> map) ? (Map<String, Object>) map : Map.of();
+			return (parsed instanceof Map<?, ?> map) ? (Map<String, Object>) map : null;
 		}
 		catch (RuntimeException ex) {
-			// the model sent arguments that are not a JSON object; hooks see none
-			return Map.of();
+			// the model sent text that is not JSON
+			return null;
 		}
 	}
 

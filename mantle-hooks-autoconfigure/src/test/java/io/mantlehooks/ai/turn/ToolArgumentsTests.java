@@ -9,7 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * How the model's tool-call arguments reach hooks: a JSON object becomes its map,
- * anything else no arguments, never an exception.
+ * anything else no arguments, never an exception; {@code parseObject} tells the two
+ * apart, so the engine can refuse a call whose arguments no hook could read.
  */
 class ToolArgumentsTests {
 
@@ -44,6 +45,21 @@ class ToolArgumentsTests {
 	void argumentsNestedTenThousandDeepAreNoneRatherThanAFailure() {
 		String deep = "{\"a\":".repeat(10_000) + "1" + "}".repeat(10_000);
 		assertThat(ToolArguments.parse(deep)).isEmpty();
+	}
+
+	@Test
+	void parseObjectTellsArgumentsNoHookCouldReadFromNone() {
+		assertThat(ToolArguments.parseObject("{\"orderId\":\"42\"}")).containsEntry("orderId", "42");
+		assertThat(ToolArguments.parseObject("{}")).isEmpty();
+		// a tool without parameters: the model sends nothing
+		assertThat(ToolArguments.parseObject(null)).isEmpty();
+		assertThat(ToolArguments.parseObject(" ")).isEmpty();
+		assertThat(ToolArguments.parseObject("[{\"orderId\":\"42\"}]")).isNull();
+		assertThat(ToolArguments.parseObject("\"42\"")).isNull();
+		assertThat(ToolArguments.parseObject("null")).isNull();
+		assertThat(ToolArguments.parseObject("{\"orderId\": ")).isNull();
+		assertThat(ToolArguments.parseObject("{\"a\":1} {\"a\":2}")).isNull();
+		assertThat(ToolArguments.parseObject("[".repeat(10_000) + "]".repeat(10_000))).isNull();
 	}
 
 }
