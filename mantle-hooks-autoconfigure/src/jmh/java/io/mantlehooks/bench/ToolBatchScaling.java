@@ -36,9 +36,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  * How the cost of one model response with many tool calls grows with the batch: plain
  * Spring AI (its own tool advisor) against the starter with a tool-call modify hook, a
  * tool-call observer and a tool-result modify hook. Prints, per batch size, the median of
- * five (or nine) turns, the time per tool call and the process's CPU time per tool call
- * (all threads; steadier than wall time on a shared machine); constant time per call
- * means linear growth.
+ * seven (or fifteen) turns of each, taken in pairs ({@link PairedTurns}), the time per
+ * tool call and the process's CPU time per tool call (all threads; steadier than wall
+ * time on a shared machine), their ratios, and the 90th percentile of the pairs' ratios;
+ * constant time per call means linear growth.
  * <p>
  * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure verify
  * -Dbench.main=io.mantlehooks.bench.ToolBatchScaling -Dbench.args="100 1000 10000"}
@@ -64,15 +65,16 @@ public final class ToolBatchScaling {
 					ToolCallAdvisor.builder().toolCallingManager(plain.getBean(ToolCallingManager.class)).build())
 			.build();
 		ChatClient hookedClient = BenchApplication.chatClient(hooked);
-		System.out.printf("%8s | %12s %10s %10s | %12s %10s %10s | %6s %6s%n", "calls", "plain ms", "µs/call",
-				"cpu µs", "hooked ms", "µs/call", "cpu µs", "x", "x cpu");
+		System.out.printf("%8s | %12s %10s %10s | %12s %10s %10s | %6s %6s %7s%n", "calls", "plain ms", "µs/call",
+				"cpu µs", "hooked ms", "µs/call", "cpu µs", "x", "x cpu", "x p90");
 		for (int size : sizes) {
 			model.size = size;
-			double[] plainMs = medianMillis(plainClient, size);
-			double[] hookedMs = medianMillis(hookedClient, size);
-			System.out.printf("%8d | %12.1f %10.1f %10.1f | %12.1f %10.1f %10.1f | %6.2f %6.2f%n", size, plainMs[0],
-					plainMs[0] * 1000 / size, plainMs[1] * 1000 / size, hookedMs[0], hookedMs[0] * 1000 / size,
-					hookedMs[1] * 1000 / size, hookedMs[0] / plainMs[0], hookedMs[1] / plainMs[1]);
+			PairedTurns turns = PairedTurns.measure(plainClient, hookedClient, size);
+			System.out.printf("%8d | %12.1f %10.1f %10.1f | %12.1f %10.1f %10.1f | %6.2f %6.2f %7.2f%n", size,
+					turns.plain().wall(), turns.plain().wall() * 1000 / size, turns.plain().cpu() * 1000 / size,
+					turns.hooked().wall(), turns.hooked().wall() * 1000 / size, turns.hooked().cpu() * 1000 / size,
+					turns.hooked().wall() / turns.plain().wall(), turns.hooked().cpu() / turns.plain().cpu(),
+					turns.ratioP90());
 		}
 		checkEveryHookProceeded(hooked);
 		plain.close();
@@ -97,29 +99,70 @@ public final class ToolBatchScaling {
 	}
 
 	/**
-	 * The median wall time of a turn and the median CPU time the whole process spent on
-	 * it (all threads: the caller's and the hook executor's), in milliseconds. On a shared
-	 * machine the CPU time is the steadier of the two.
+	 * Plain and hooked turns of one size, taken in pairs: each round runs one of each,
+	 * in alternating order, so that a slow phase of the machine or of the JIT (Spring
+	 * AI's own tool path, which both run, recompiles now and then and runs several times
+	 * slower for a few hundred milliseconds) lands on both sides instead of on whichever
+	 * ran its block of turns then.
+	 * @param plain the median wall and process CPU time of a plain turn, in milliseconds
+	 * @param hooked the same for a hooked turn
+	 * @param ratioP90 the 90th percentile of the rounds' hooked-to-plain wall time ratios
 	 */
-	private static double[] medianMillis(ChatClient client, int size) {
-		int rounds = (size >= 10_000) ? 5 : 9;
-		for (int i = 0; i < 2; i++) {
-			turn(client, size);
+	record PairedTurns(Median plain, Median hooked, double ratioP90) {
+
+		static PairedTurns measure(ChatClient plainClient, ChatClient hookedClient, int size) {
+			int rounds = (size >= 10_000) ? 7 : 15;
+			for (int i = 0; i < 2; i++) {
+				turn(plainClient, size);
+				turn(hookedClient, size);
+			}
+			double[][] plain = new double[2][rounds];
+			double[][] hooked = new double[2][rounds];
+			double[] ratios = new double[rounds];
+			for (int i = 0; i < rounds; i++) {
+				if (i % 2 == 0) {
+					timed(plainClient, size, plain, i);
+					timed(hookedClient, size, hooked, i);
+				}
+				else {
+					timed(hookedClient, size, hooked, i);
+					timed(plainClient, size, plain, i);
+				}
+				ratios[i] = hooked[0][i] / plain[0][i];
+			}
+			Arrays.sort(ratios);
+			return new PairedTurns(Median.of(plain), Median.of(hooked), ratios[(int) Math.ceil(rounds * 0.9) - 1]);
 		}
-		double[] millis = new double[rounds];
-		double[] cpuMillis = new double[rounds];
-		for (int i = 0; i < rounds; i++) {
+
+		/**
+		 * One turn's wall time and the CPU time the whole process spent meanwhile (all
+		 * threads: the caller's and the hook executor's), in milliseconds.
+		 */
+		private static void timed(ChatClient client, int size, double[][] into, int round) {
 			long cpu = ProcessCpu.nanos();
 			long start = System.nanoTime();
 			turn(client, size);
-			millis[i] = (System.nanoTime() - start) / 1e6;
-			cpuMillis[i] = (ProcessCpu.nanos() - cpu) / 1e6;
+			into[0][round] = (System.nanoTime() - start) / 1e6;
+			into[1][round] = (ProcessCpu.nanos() - cpu) / 1e6;
 		}
-		Arrays.sort(millis);
-		Arrays.sort(cpuMillis);
-		return new double[] { millis[rounds / 2], cpuMillis[rounds / 2] };
+
 	}
 
+	/**
+	 * The median wall and CPU time of a turn, in milliseconds. On a shared machine the CPU
+	 * time is the steadier of the two.
+	 */
+	record Median(double wall, double cpu) {
+
+		static Median of(double[][] times) {
+			double[] wall = times[0].clone();
+			double[] cpu = times[1].clone();
+			Arrays.sort(wall);
+			Arrays.sort(cpu);
+			return new Median(wall[wall.length / 2], cpu[cpu.length / 2]);
+		}
+
+	}
 
 	private static void turn(ChatClient client, int size) {
 		LookupTools tools = new LookupTools();
