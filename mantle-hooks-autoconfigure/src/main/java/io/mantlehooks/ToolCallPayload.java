@@ -16,7 +16,7 @@ import org.springframework.util.Assert;
  * @param toolName mutable: the tool about to run
  * @param arguments mutable: the tool arguments, deeply unmodifiable; empty when the model
  * sent none, or text that is not one JSON object (the engine then refuses the call unless
- * a modify hook gives it arguments)
+ * a modify hook gives it at least one argument)
  * @param headers mutable: headers for the call, unmodifiable
  * @param metadata mutable: sent only to MCP tools as {@code _meta} on this one call,
  * never as an argument; dropped for local tools; observers always see it empty

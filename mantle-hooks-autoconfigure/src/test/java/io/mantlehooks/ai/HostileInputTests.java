@@ -17,6 +17,7 @@ import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.ModifyToolCall;
+import io.mantlehooks.annotation.OnModelResponse;
 import io.mantlehooks.annotation.OnToolResult;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
@@ -206,11 +207,13 @@ class HostileInputTests {
 		List<String> unreadable = List.of("[{\"id\":\"A1\"}]", "\"A1\"", "{\"id\":\"A1\"",
 				"{\"id\":\"A1\"} {\"id\":\"Z9\"}", "[".repeat(10_000) + "]".repeat(10_000));
 		String refused = "tool: " + UNREADABLE;
-		// with tool-call hooks, with only a tool-result hook, and with only approvals on
+		// with tool-call hooks, with only a tool-result hook, with only approvals on, and
+		// with only a model-response observer (which saw no arguments either)
 		List<ApplicationContextRunner> runners = List.of(
 				this.contextRunner.withBean("argumentHooks", ArgumentHooks.class),
 				this.contextRunner.withBean("resultHook", ResultHook.class),
-				this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=refund"));
+				this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=refund"),
+				this.contextRunner.withBean("responseObserver", ResponseObserver.class));
 		for (ApplicationContextRunner runner : runners) {
 			this.openAi.clear();
 			this.openAi.reply(Reply.toolCalls(unreadableThenB2(unreadable)), Reply.text("Only B2 was found."));
@@ -227,9 +230,8 @@ class HostileInputTests {
 				if (hooks != null) {
 					assertThat(hooks.arguments).containsExactly(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(),
 							Map.of("id", "B2"));
-					// the result hooks see each refusal as a failed tool's result (once
-					// the
-					// calls that run are done)
+					// the result hooks see each refusal as a failed tool's result, once
+					// the calls that run are done
 					assertThat(hooks.results).containsExactlyInAnyOrder("error: " + UNREADABLE, "error: " + UNREADABLE,
 							"error: " + UNREADABLE, "error: " + UNREADABLE, "error: " + UNREADABLE, "ok: \"B2 found\"");
 				}
@@ -306,6 +308,14 @@ class HostileInputTests {
 		@OnToolResult
 		void audit(ToolResultPayload result) {
 			this.results.add((result.isError() ? "error: " : "ok: ") + result.value());
+		}
+
+	}
+
+	static class ResponseObserver {
+
+		@OnModelResponse
+		void audit(ModelResponsePayload response) {
 		}
 
 	}

@@ -47,6 +47,9 @@ class ToolRefusalTests {
 
 	private static final String REFUSAL = "Refunds above 1000 EUR need a manager";
 
+	private static final String UNREADABLE_ARGUMENTS = "The tool was not called: its arguments were not one JSON "
+			+ "object. Call it again with its parameters as one JSON object.";
+
 	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
 	private final ApplicationContextRunner contextRunner = ChatTestSupport.contextRunner(this.openAi)
@@ -139,6 +142,28 @@ class ToolRefusalTests {
 				.doesNotContainKey(MantleHooks.OUTCOME);
 			assertThat(hooks.events).filteredOn((event) -> event.startsWith("run:")).containsExactly("run:lookup A1");
 			assertThat(this.openAi.messages(1)).endsWith("tool: \"A1 found\"", "tool: " + REFUSAL);
+		});
+	}
+
+	@Test
+	void aCallWhoseArgumentsNoHookCouldReadIsRefusedAndAsksForNoApproval() {
+		this.openAi.reply(
+				Reply.toolCalls(new ToolCall("call_1", "refund", "{\"id\":\"A1\"} {\"id\":\"Z9\"}"),
+						new ToolCall("call_2", "lookup", "{\"id\":\"B2\"}")),
+				Reply.text("B2 is found; A1 is not refunded."));
+		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=refund").run((context) -> {
+			ToolHooks hooks = context.getBean(ToolHooks.class);
+			ChatClientResponse response = chatClient(context).prompt()
+				.user("Refund A1, look up B2")
+				.tools(new ShopTools(hooks.events))
+				.call()
+				.chatClientResponse();
+			assertThat(response.chatResponse().getResult().getOutput().getText())
+				.isEqualTo("B2 is found; A1 is not refunded.");
+			assertThat(response.context()).doesNotContainKey(MantleHooks.APPROVAL_ID)
+				.doesNotContainKey(MantleHooks.OUTCOME);
+			assertThat(hooks.events).filteredOn((event) -> event.startsWith("run:")).containsExactly("run:lookup B2");
+			assertThat(this.openAi.messages(1)).endsWith("tool: " + UNREADABLE_ARGUMENTS, "tool: \"B2 found\"");
 		});
 	}
 

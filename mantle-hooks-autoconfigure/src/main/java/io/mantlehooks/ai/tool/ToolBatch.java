@@ -136,7 +136,10 @@ public final class ToolBatch {
 				}
 			}
 		}
-		if (!toolCallHooks && !toolResultHooks && this.approvals == null) {
+		// model-response hooks saw the calls' arguments too: a call whose arguments they
+		// could not read must not run on them unseen
+		if (!toolCallHooks && !toolResultHooks && this.approvals == null
+				&& !this.hooks.hasHooks(HookPoint.MODEL_RESPONSE, turn.scope())) {
 			return Step.blocking(() -> dispatchUntouched(turn, history, options, response), Step::done);
 		}
 		Preflight preflight = new Preflight(calls.size());
@@ -408,7 +411,14 @@ public final class ToolBatch {
 		 * The calls that run, as payloads: a refused call asks for no approval.
 		 */
 		List<ToolCallPayload> toRun() {
-			return this.payloads.stream().filter((payload) -> payload.refusal() == null).toList();
+			// by position: the engine refuses calls too, without a refusal on the payload
+			List<ToolCallPayload> toRun = new ArrayList<>(this.payloads.size());
+			for (int i = 0; i < this.payloads.size(); i++) {
+				if (this.refusals.get(i) == null) {
+					toRun.add(this.payloads.get(i));
+				}
+			}
+			return toRun;
 		}
 
 		/**
