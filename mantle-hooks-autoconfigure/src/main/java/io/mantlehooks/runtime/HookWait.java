@@ -36,7 +36,9 @@ import org.springframework.util.Assert;
  * ({@link #spinUntil}), with a backing off of its own ({@link #sibling()}); while the
  * slots are taken it may wait for one within its spin, at most as many such threads at
  * once as may spin. So may the wait for an invocation just handed to a spinning kept
- * thread ({@link #getFromKeptThread}), whose slot that thread is letting go of.
+ * thread ({@link #getFromKeptThread}), whose slot that thread is letting go of. A thread
+ * waiting for a slot yields its processor on every look, so only the slots' holders spin
+ * without giving way to other threads.
  */
 public final class HookWait {
 
@@ -253,7 +255,12 @@ public final class HookWait {
 			while (!done.getAsBoolean()) {
 				if (!counting && notYet != null && !notYet.getAsBoolean()) {
 					counting = true;
-					deadline = this.clock.getAsLong() + this.spinNanos;
+					// a spin's time from now, but never past the outer bound: a spin
+					// that is already over it (its thread was off the processor) ends now
+					long counted = this.clock.getAsLong() + this.spinNanos;
+					if (counted - deadline < 0) {
+						deadline = counted;
+					}
 				}
 				if (ended(stop, deadline)) {
 					return false;
@@ -262,7 +269,14 @@ public final class HookWait {
 					this.waitingForSlot.decrementAndGet();
 					held = this.spinning;
 				}
-				Thread.onSpinWait();
+				if (held == this.waitingForSlot) {
+					// a thread without a slot gives way to any thread waiting for this
+					// processor: only the slots' holders spin without doing so
+					Thread.yield();
+				}
+				else {
+					Thread.onSpinWait();
+				}
 			}
 			answered();
 			return true;

@@ -180,9 +180,9 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 	private void work() {
 		boolean mayStay = Thread.currentThread() != this.starter;
 		Object next = this.state.get();
-		while (next instanceof Runnable invocation) {
-			// nobody else moves the state on from an invocation or from RUNNING
-			this.state.set(RUNNING);
+		// taken by compare-and-set: a task the executor queued and then refused to start
+		// (its execute threw) may still run later, beside the one started after it
+		while (next instanceof Runnable invocation && this.state.compareAndSet(invocation, RUNNING)) {
 			runSafely(invocation);
 			if (this.closed || !mayStay) {
 				this.state.set(NONE);
@@ -210,6 +210,8 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 	}
 
 	private static void runSafely(Runnable invocation) {
+		// an interrupt that came while the thread spun was meant for nobody
+		Thread.interrupted();
 		try {
 			invocation.run();
 		}

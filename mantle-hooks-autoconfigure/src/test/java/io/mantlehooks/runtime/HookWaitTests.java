@@ -297,6 +297,26 @@ class HookWaitTests {
 	}
 
 	@Test
+	void aSpinWhoseThreadStopsWaitingLateStillEndsAtTheOuterBound() {
+		AtomicLong now = new AtomicLong();
+		HookWait wait = new HookWait(100, 1, new AtomicInteger(), new AtomicInteger(), now::get);
+		for (int i = 0; i < HookWait.MISSES_BEFORE_BACKING_OFF; i++) {
+			AtomicInteger looks = new AtomicInteger();
+			// the other thread stops waiting a tenth of a spin before the outer bound
+			boolean answered = wait.spinUntil(() -> {
+				now.addAndGet(10);
+				looks.incrementAndGet();
+				return false;
+			}, () -> false, () -> looks.get() < 50);
+			assertThat(answered).isFalse();
+			// five spins' time after the first look, not a whole spin more
+			assertThat(looks).hasValue(51);
+		}
+		assertThat(wait.backingOff()).isTrue();
+		assertThat(wait.spinningNow()).isZero();
+	}
+
+	@Test
 	void aKeptThreadWhoseSlotStaysTakenGivesUpAtTheEndOfItsSpinAndBacksOff() {
 		AtomicInteger spinning = new AtomicInteger(1);
 		HookWait wait = new HookWait(RUNS_OUT_AT_ONCE, 1, spinning);
