@@ -199,8 +199,10 @@ class KeptHookThreadTests {
 		try {
 			for (int trial = 0; trial < 100; trial++) {
 				// spins of a few microseconds: some end while a hand-over comes
+				AtomicInteger spinning = new AtomicInteger();
+				AtomicInteger waitingForSlot = new AtomicInteger();
 				KeptHookThread kept = new KeptHookThread(this.executor,
-						new HookWait(ThreadLocalRandom.current().nextLong(1, 20_000), 1, new AtomicInteger()));
+						new HookWait(ThreadLocalRandom.current().nextLong(1, 20_000), 1, spinning, waitingForSlot));
 				List<AtomicInteger> runs = new CopyOnWriteArrayList<>();
 				List<Future<?>> sent = new ArrayList<>();
 				int closeAfter = ThreadLocalRandom.current().nextInt(0, 100);
@@ -223,8 +225,12 @@ class KeptHookThreadTests {
 				kept.close();
 				await().atMost(Duration.ofSeconds(60))
 					.pollInterval(Duration.ofMillis(1))
-					.until(() -> runs.stream().allMatch((ran) -> ran.get() >= 1));
+					.until(() -> runs.stream().allMatch((ran) -> ran.get() >= 1) && !kept.isKept());
+				// the thread is gone: nothing can run a second time any more
 				assertThat(runs).hasSize(100).allSatisfy((ran) -> assertThat(ran.get()).isOne());
+				// and every slot or place it took is given back
+				assertThat(spinning).hasValue(0);
+				assertThat(waitingForSlot).hasValue(0);
 			}
 		}
 		finally {
