@@ -37,8 +37,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * Spring AI (its own tool advisor) against the starter with a tool-call modify hook, a
  * tool-call observer and a tool-result modify hook. Prints, per batch size, the median of
  * seven (or fifteen) turns of each, taken in pairs ({@link PairedTurns}), the time per
- * tool call and the process's CPU time per tool call (all threads; steadier than wall
- * time on a shared machine), their ratios, and the 90th percentile of the pairs' ratios;
+ * tool call and the process's mean CPU time per tool call (all threads), their ratios,
+ * and the 90th percentile of the pairs' ratios;
  * constant time per call means linear growth.
  * <p>
  * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure verify
@@ -104,7 +104,7 @@ public final class ToolBatchScaling {
 	 * AI's own tool path, which both run, recompiles now and then and runs several times
 	 * slower for a few hundred milliseconds) lands on both sides instead of on whichever
 	 * ran its block of turns then.
-	 * @param plain the median wall and process CPU time of a plain turn, in milliseconds
+	 * @param plain the median wall time and mean process CPU time of a plain turn, in milliseconds
 	 * @param hooked the same for a hooked turn
 	 * @param ratioP90 the 90th percentile of the rounds' hooked-to-plain wall time ratios
 	 */
@@ -149,17 +149,16 @@ public final class ToolBatchScaling {
 	}
 
 	/**
-	 * The median wall and CPU time of a turn, in milliseconds. On a shared machine the CPU
-	 * time is the steadier of the two.
+	 * The median wall time of a turn and its mean CPU time, in milliseconds. The process's
+	 * CPU time moves in steps of 10 ms on Linux, longer than a 1,000-call turn, so only
+	 * the mean over the rounds says anything at that size.
 	 */
 	record Median(double wall, double cpu) {
 
 		static Median of(double[][] times) {
 			double[] wall = times[0].clone();
-			double[] cpu = times[1].clone();
 			Arrays.sort(wall);
-			Arrays.sort(cpu);
-			return new Median(wall[wall.length / 2], cpu[cpu.length / 2]);
+			return new Median(wall[wall.length / 2], Arrays.stream(times[1]).average().orElse(0));
 		}
 
 	}
