@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.MantleHooks;
@@ -32,6 +33,8 @@ import org.springframework.ai.chat.client.advisor.observation.AdvisorObservation
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.MessageWindowChatMemory;
 import org.springframework.ai.chat.messages.Message;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -41,7 +44,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * In a streamed turn the hook advisors call each other directly where they are neighbours
  * in the chain, instead of through Spring AI's chain, which aggregates every chunk again
  * at each hop; an advisor of the application between them keeps its place and runs as
- * often as before.
+ * often as before. Spring AI's own model advisor is hopped into while the application
+ * observes advisors, and called directly (in {@code .call()} too) while nothing does.
  */
 class DirectAdvisorCallsTests {
 
@@ -172,6 +176,48 @@ class DirectAdvisorCallsTests {
 			assertThat(briefing.turnsAfter).hasSize(2).doesNotContainNull();
 			assertThat(briefing.turnsAfter.get(0)).isSameAs(briefing.turnsAfter.get(1));
 		});
+	}
+
+	@Test
+	void withNoObservationHandlerOfTheApplicationTheModelIsCalledStraightAndTheTurnsAreTheSame() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"order\":\"A1\"}")),
+				Reply.text("Refunded A1."), Reply.text("Hello."));
+		// Boot's registry with no handler of the application: it keeps only chat-model
+		// observations, so hops into Spring AI's model advisors would be seen by nobody
+		ChatTestSupport.contextRunner(this.openAi)
+			.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
+			.withBean("requestHooks", RequestHooks.class)
+			.withPropertyValues("mantle.hooks.unhooked-calls=fail")
+			.run((context) -> {
+				CountingRefundTools tools = new CountingRefundTools();
+				List<ChatClientResponse> chunks = client(context).prompt()
+					.user("Refund A1")
+					.tools(tools)
+					.advisors((advisors) -> advisors.param("tenant", "t1"))
+					.stream()
+					.chatClientResponse()
+					.collectList()
+					.block(Duration.ofSeconds(60));
+				assertThat(chunks).isNotEmpty();
+				assertThat(chunks.stream()
+					.map(ChatClientResponse::chatResponse)
+					.filter((response) -> response != null && response.getResult() != null)
+					.map((response) -> String.valueOf(response.getResult().getOutput().getText()))
+					.collect(Collectors.joining())).isEqualTo("Refunded A1.");
+				assertThat(tools.refunds).hasValue(1);
+				assertThat(this.openAi.messages(1)).containsExactly("user: Refund A1",
+						"assistant: [refund({\"order\":\"A1\"})]", "tool: \"refunded A1\"");
+				// the application's context reaches the model advisor and comes back in
+				// every chunk, with the turn's id and without the engine's keys
+				assertThat(chunks).allSatisfy((chunk) -> assertThat(chunk.context()).containsEntry("tenant", "t1")
+					.containsKey(MantleHooks.TURN_ID)
+					.doesNotContainKey(Turn.CONTEXT_KEY));
+				assertThat(client(context).prompt().user("Hi").call().content()).isEqualTo("Hello.");
+				// both turns' model calls were within a hooked turn: the fail policy of
+				// the unhooked-call check refused none of the three
+				assertThat(context.getBean(RequestHooks.class).requests).hasValue(3);
+				assertThat(this.openAi.requests()).hasSize(3);
+			});
 	}
 
 	private static ChatClient client(AssertableApplicationContext context) {

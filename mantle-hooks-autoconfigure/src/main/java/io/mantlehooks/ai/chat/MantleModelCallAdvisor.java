@@ -2,6 +2,7 @@ package io.mantlehooks.ai.chat;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import io.mantlehooks.ai.chat.ModelCallStage.Prepared;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
@@ -14,6 +15,8 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.ChatModelCallAdvisor;
+import org.springframework.ai.chat.client.advisor.ChatModelStreamAdvisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
@@ -65,26 +68,63 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 			return prepared.reply();
 		}
 		long started = System.nanoTime();
-		ChatClientResponse response = chain.nextCall(prepared.request());
+		ChatModelCallAdvisor model = NextAdvisor.unobservedModel(chain.getCallAdvisors(),
+				chain.getObservationRegistry(), this, ChatModelCallAdvisor.class);
+		ChatClientResponse response = (model != null) ? model.adviseCall(prepared.request(), chain)
+				: chain.nextCall(prepared.request());
 		return Steps.join(this.stage.review(turn, response, millisSince(started)), this.wait);
 	}
 
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
+		ChatModelStreamAdvisor model = NextAdvisor.unobservedModel(chain.getStreamAdvisors(),
+				chain.getObservationRegistry(), this, ChatModelStreamAdvisor.class);
+		if (model != null) {
+			return stream(request, (sent) -> model.adviseStream(sent, chain), true);
+		}
+		return stream(request, chain::nextStream, NextAdvisor.isModelNext(chain.getStreamAdvisors(), this));
+	}
+
+	/**
+	 * Run one streamed model call as the tool loop's direct call ({@link NextAdvisor}):
+	 * straight into Spring AI's model advisor when nothing observes the hop into it, else
+	 * through a copy of the loop's chain that starts after this advisor.
+	 * @param request the request
+	 * @param loopChain the chain the tool loop was given, which holds this advisor; it is
+	 * copied when needed, never advanced
+	 * @return the model call's chunks
+	 */
+	Flux<ChatClientResponse> adviseStreamDirectly(ChatClientRequest request, StreamAdvisorChain loopChain) {
+		ChatModelStreamAdvisor model = NextAdvisor.unobservedModel(loopChain.getStreamAdvisors(),
+				loopChain.getObservationRegistry(), this, ChatModelStreamAdvisor.class);
+		if (model != null) {
+			return stream(request, (sent) -> model.adviseStream(sent, loopChain), true);
+		}
+		return adviseStream(request, loopChain.copy(this));
+	}
+
+	/**
+	 * The streamed model call: the request hooks, then the model (through {@code next}),
+	 * then the response hooks.
+	 * @param modelNext whether {@code next} is Spring AI's model advisor, which gets only
+	 * the application's context
+	 */
+	private Flux<ChatClientResponse> stream(ChatClientRequest request,
+			Function<ChatClientRequest, Flux<ChatClientResponse>> next, boolean modelNext) {
 		return Flux.defer(() -> {
 			Turn turn = TurnContexts.turnOf(request);
 			return Steps.mono(this.stage.prepare(turn, request), this.executor)
 				.flatMapMany((prepared) -> (prepared.reply() != null) ? Flux.just(prepared.reply())
-						: call(turn, prepared.request(), chain));
+						: call(turn, prepared.request(), next, modelNext));
 		});
 	}
 
-	private Flux<ChatClientResponse> call(Turn turn, ChatClientRequest request, StreamAdvisorChain chain) {
+	private Flux<ChatClientResponse> call(Turn turn, ChatClientRequest request,
+			Function<ChatClientRequest, Flux<ChatClientResponse>> next, boolean modelNext) {
 		return Flux.defer(() -> {
 			long started = System.nanoTime();
-			ChatClientRequest sent = NextAdvisor.isModelNext(chain.getStreamAdvisors(), this)
-					? TurnContexts.toModel(request) : request;
-			Flux<ChatClientResponse> chunks = CurrentTurnPropagation.subscribeWithin(turn, chain.nextStream(sent));
+			ChatClientRequest sent = modelNext ? TurnContexts.toModel(request) : request;
+			Flux<ChatClientResponse> chunks = CurrentTurnPropagation.subscribeWithin(turn, next.apply(sent));
 			if (this.stage.buffersResponses(turn)) {
 				// the response hook must see the whole completion before any of it
 				// goes on

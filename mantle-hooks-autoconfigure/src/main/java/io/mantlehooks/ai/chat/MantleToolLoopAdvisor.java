@@ -134,7 +134,7 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 		MantleModelCallAdvisor modelCall = NextAdvisor.after(chain.getStreamAdvisors(), this,
 				MantleModelCallAdvisor.class);
 		if (modelCall != null) {
-			return modelCall.adviseStream(request, chain.copy(modelCall));
+			return modelCall.adviseStreamDirectly(request, chain);
 		}
 		return (unspent ? chain : chain.copy(this)).nextStream(request);
 	}

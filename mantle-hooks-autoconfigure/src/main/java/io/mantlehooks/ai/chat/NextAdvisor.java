@@ -2,6 +2,8 @@ package io.mantlehooks.ai.chat;
 
 import java.util.List;
 
+import io.mantlehooks.runtime.ChatModelOnlyRegistries;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.advisor.ChatModelStreamAdvisor;
@@ -20,7 +22,9 @@ import org.springframework.ai.chat.client.advisor.ChatModelStreamAdvisor;
  * <p>
  * Reaching past an advisor takes a copy of the chain ({@code chain.copy(next)}), since a
  * chain only moves on by calling the advisor at its head; in a {@code .call()} turn that
- * copy costs more than the hops it saves, so only streams call directly.
+ * copy costs more than the hops it saves, so only streams call directly. Spring AI's own
+ * model advisor, which ends the chain, is called directly in both, but only when nothing
+ * observes the hop into it ({@link #unobservedModel}).
  */
 final class NextAdvisor {
 
@@ -41,6 +45,27 @@ final class NextAdvisor {
 		int index = indexOf(advisors, self);
 		Object next = (index >= 0 && index + 1 < advisors.size()) ? advisors.get(index + 1) : null;
 		return type.isInstance(next) ? type.cast(next) : null;
+	}
+
+	/**
+	 * Return Spring AI's own model advisor ({@code ChatModelCallAdvisor} or
+	 * {@code ChatModelStreamAdvisor}) when it comes right after {@code self} and a hop
+	 * into it through the chain would do nothing anybody sees: the chain's registry is
+	 * the no-op one, or keeps only chat-model observations (the application has no
+	 * observation handler of its own, {@link ChatModelOnlyRegistries}). Such a hop builds
+	 * an advisor observation context, and in a stream aggregates every chunk again, only
+	 * for them to be dropped; Spring AI's model advisors end the chain and never use the
+	 * chain they are given, so calling one directly is the same call.
+	 * @param <T> the model advisor's type
+	 * @param advisors the advisors of the chain {@code self} was given
+	 * @param registry the chain's observation registry
+	 * @param self the advisor asking
+	 * @param type the model advisor's type
+	 * @return the model advisor to call directly, or {@code null} to hop through the
+	 * chain
+	 */
+	static <T> @Nullable T unobservedModel(List<?> advisors, ObservationRegistry registry, Object self, Class<T> type) {
+		return ChatModelOnlyRegistries.observesEngine(registry) ? null : after(advisors, self, type);
 	}
 
 	/**
