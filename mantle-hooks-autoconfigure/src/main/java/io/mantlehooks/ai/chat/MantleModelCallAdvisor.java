@@ -75,6 +75,18 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 		return Steps.join(this.stage.review(turn, response, millisSince(started)), this.wait);
 	}
 
+	/**
+	 * Return whether a {@code .call()} through this advisor with the given chain reaches
+	 * Spring AI's model advisor without a hop, so that the tool loop may call this
+	 * advisor directly with the chain it was given, which is then never advanced.
+	 * @param chain a chain that holds this advisor
+	 * @return whether the model advisor comes next and nothing observes the hop into it
+	 */
+	boolean callsModelDirectly(CallAdvisorChain chain) {
+		return NextAdvisor.unobservedModel(chain.getCallAdvisors(), chain.getObservationRegistry(), this,
+				ChatModelCallAdvisor.class) != null;
+	}
+
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
 		ChatModelStreamAdvisor model = NextAdvisor.unobservedModel(chain.getStreamAdvisors(),

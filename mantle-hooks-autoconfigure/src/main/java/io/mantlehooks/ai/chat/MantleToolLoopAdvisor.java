@@ -67,6 +67,39 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 
 	@Override
 	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
+		return call(request, chain, true);
+	}
+
+	/**
+	 * Run the loop as the turn advisor's direct {@code .call()}: only when
+	 * {@link #reachesModelDirectly} holds for the chain.
+	 * @param request the request
+	 * @param chain a chain that holds this advisor; it is copied when needed, never
+	 * advanced
+	 * @return the turn's response
+	 */
+	ChatClientResponse adviseCallDirectly(ChatClientRequest request, CallAdvisorChain chain) {
+		return call(request, chain, false);
+	}
+
+	/**
+	 * Return whether a {@code .call()} through this advisor reaches Spring AI's model
+	 * advisor without a hop: the model-call advisor comes next, and after it Spring AI's,
+	 * and nothing observes the hops (see {@link NextAdvisor#unobservedNext}).
+	 * @param chain a chain that holds this advisor
+	 * @return whether the whole way to the model goes without a hop
+	 */
+	boolean reachesModelDirectly(CallAdvisorChain chain) {
+		return modelCallOf(chain) != null;
+	}
+
+	private @Nullable MantleModelCallAdvisor modelCallOf(CallAdvisorChain chain) {
+		MantleModelCallAdvisor modelCall = NextAdvisor.unobservedNext(chain.getCallAdvisors(),
+				chain.getObservationRegistry(), this, MantleModelCallAdvisor.class);
+		return (modelCall != null && modelCall.callsModelDirectly(chain)) ? modelCall : null;
+	}
+
+	private ChatClientResponse call(ChatClientRequest request, CallAdvisorChain chain, boolean unspent) {
 		State state = new State(TurnContexts.turnOf(request), request, Streaming.BUFFERED);
 		Round round = Round.first(request);
 		Resume resume = Resume.of(request);
@@ -79,19 +112,30 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			}
 			round = resumed.next();
 		}
-		// no direct calls here (NextAdvisor): reaching the next advisor directly takes a
-		// copy of the chain, which costs a .call() more than the hops it saves
-		CallAdvisorChain next = chain;
+		// a direct call only when the whole way to the model goes without a hop
+		// (NextAdvisor): else reaching the next advisor directly takes a copy of the
+		// chain, which costs a .call() more than the hops it saves
+		MantleModelCallAdvisor modelCall = modelCallOf(chain);
+		CallAdvisorChain unspentChain = unspent ? chain : null;
 		while (true) {
-			ChatClientResponse response = next.nextCall(round.request(request));
+			ChatClientRequest roundRequest = round.request(request);
+			ChatClientResponse response;
+			if (modelCall != null) {
+				// straight on to the model, which only reads the chain
+				response = modelCall.adviseCall(roundRequest, chain);
+			}
+			else {
+				// the chain is spent once called; later rounds go through a fresh copy
+				CallAdvisorChain next = (unspentChain != null) ? unspentChain : chain.copy(this);
+				unspentChain = null;
+				response = next.nextCall(roundRequest);
+			}
 			state.roundDone(response.chatResponse());
 			Decision decision = Steps.join(this.loop.next(state, round, response), this.wait);
 			if (decision.next() == null) {
 				return state.withTurnUsage(decision.response());
 			}
 			round = decision.next();
-			// the chain is spent once called; later rounds go through a fresh copy
-			next = chain.copy(this);
 		}
 	}
 

@@ -123,7 +123,7 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 		run.recordUser();
 		ChatClientResponse response;
 		try (CurrentTurn.Scope scope = CurrentTurn.open(run.turn())) {
-			response = chain.nextCall(start.request());
+			response = next(chain, start.request());
 		}
 		catch (TurnCancelledException ex) {
 			return cancelled(run, request);
@@ -217,6 +217,18 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 		return write(run::recordUser).thenMany(chunks)
 			.concatWith(write(() -> run.recordReply(false)).then(Mono.empty()))
 			.doOnCancel(() -> this.executor.execute(() -> run.recordReply(true)));
+	}
+
+	/**
+	 * The rest of a {@code .call()} turn's chain: straight into the tool loop when it
+	 * comes next and the whole way to the model goes without a hop that anybody would see
+	 * ({@link MantleToolLoopAdvisor#reachesModelDirectly}), else through the chain.
+	 */
+	private ChatClientResponse next(CallAdvisorChain chain, ChatClientRequest request) {
+		MantleToolLoopAdvisor loop = NextAdvisor.unobservedNext(chain.getCallAdvisors(), chain.getObservationRegistry(),
+				this, MantleToolLoopAdvisor.class);
+		return (loop != null && loop.reachesModelDirectly(chain)) ? loop.adviseCallDirectly(request, chain)
+				: chain.nextCall(request);
 	}
 
 	/**

@@ -65,6 +65,23 @@ final class NextAdvisor {
 	 * chain
 	 */
 	static <T> @Nullable T unobservedModel(List<?> advisors, ObservationRegistry registry, Object self, Class<T> type) {
+		return unobservedNext(advisors, registry, self, type);
+	}
+
+	/**
+	 * Return the advisor right after {@code self} when it is of the given type and a hop
+	 * into it would be seen by nobody (see {@link #unobservedModel}): in a
+	 * {@code .call()} turn the hook advisors call each other directly only then, and only
+	 * when the whole way to Spring AI's model advisor goes without a hop, since a copy of
+	 * the chain costs more than the hop it saves.
+	 * @param <T> the type looked for
+	 * @param advisors the advisors of the chain {@code self} was given
+	 * @param registry the chain's observation registry
+	 * @param self the advisor asking
+	 * @param type the type the next advisor must have
+	 * @return the next advisor to call directly, or {@code null}
+	 */
+	static <T> @Nullable T unobservedNext(List<?> advisors, ObservationRegistry registry, Object self, Class<T> type) {
 		return ChatModelOnlyRegistries.observesEngine(registry) ? null : after(advisors, self, type);
 	}
 
