@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.api.Advisor;
 import org.springframework.ai.chat.client.advisor.api.AdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.BaseAdvisor;
 import org.springframework.ai.chat.client.advisor.observation.AdvisorObservationContext;
@@ -153,15 +154,7 @@ class DirectAdvisorCallsTests {
 				Reply.text("Refunded A1."));
 		this.contextRunner.run((context) -> {
 			Briefing briefing = new Briefing();
-			List<ChatClientResponse> chunks = client(context).prompt()
-				.user("Refund A1")
-				.tools(new CountingRefundTools())
-				.advisors(briefing)
-				.advisors((advisors) -> advisors.param("tenant", "t1"))
-				.stream()
-				.chatClientResponse()
-				.collectList()
-				.block(Duration.ofSeconds(60));
+			List<ChatClientResponse> chunks = refundA1ForTenant(context, new CountingRefundTools(), briefing);
 			assertThat(chunks).isNotEmpty();
 			// Spring AI's model advisor copies the request context into every chunk: it
 			// gets the application's keys only, none of the engine's
@@ -190,14 +183,7 @@ class DirectAdvisorCallsTests {
 			.withPropertyValues("mantle.hooks.unhooked-calls=fail")
 			.run((context) -> {
 				CountingRefundTools tools = new CountingRefundTools();
-				List<ChatClientResponse> chunks = client(context).prompt()
-					.user("Refund A1")
-					.tools(tools)
-					.advisors((advisors) -> advisors.param("tenant", "t1"))
-					.stream()
-					.chatClientResponse()
-					.collectList()
-					.block(Duration.ofSeconds(60));
+				List<ChatClientResponse> chunks = refundA1ForTenant(context, tools);
 				assertThat(chunks).isNotEmpty();
 				assertThat(chunks.stream()
 					.map(ChatClientResponse::chatResponse)
@@ -218,6 +204,23 @@ class DirectAdvisorCallsTests {
 				assertThat(context.getBean(RequestHooks.class).requests).hasValue(3);
 				assertThat(this.openAi.requests()).hasSize(3);
 			});
+	}
+
+	/**
+	 * Stream "Refund A1" with the tenant {@code t1} in the advisor context, and the given
+	 * advisors of the application.
+	 */
+	private static List<ChatClientResponse> refundA1ForTenant(AssertableApplicationContext context, Object tools,
+			Advisor... advisors) {
+		return client(context).prompt()
+			.user("Refund A1")
+			.tools(tools)
+			.advisors(advisors)
+			.advisors((spec) -> spec.param("tenant", "t1"))
+			.stream()
+			.chatClientResponse()
+			.collectList()
+			.block(Duration.ofSeconds(60));
 	}
 
 	private static ChatClient client(AssertableApplicationContext context) {

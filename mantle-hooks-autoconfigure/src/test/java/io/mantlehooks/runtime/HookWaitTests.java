@@ -13,6 +13,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
@@ -279,37 +281,32 @@ class HookWaitTests {
 
 	@Test
 	void aKeptThreadWaitsForTheThreadItSpinsForAtMostAFewSpinsTimeAndThatCountsAsOutlasted() {
-		AtomicLong now = new AtomicLong();
-		HookWait wait = new HookWait(100, 1, new AtomicInteger(), new AtomicInteger(), now::get);
-		for (int i = 0; i < HookWait.MISSES_BEFORE_BACKING_OFF; i++) {
-			AtomicInteger looks = new AtomicInteger();
-			boolean answered = wait.spinUntil(() -> {
-				now.addAndGet(10);
-				looks.incrementAndGet();
-				return false;
-			}, () -> false, () -> true);
-			assertThat(answered).isFalse();
-			// five spins' time: fifty looks after the first
-			assertThat(looks).hasValue(51);
-		}
-		assertThat(wait.backingOff()).isTrue();
-		assertThat(wait.spinningNow()).isZero();
+		assertEveryOutlastedSpinEndsAtTheOuterBound((looks) -> () -> true);
 	}
 
 	@Test
 	void aSpinWhoseThreadStopsWaitingLateStillEndsAtTheOuterBound() {
+		// the other thread stops waiting a tenth of a spin before the outer bound
+		assertEveryOutlastedSpinEndsAtTheOuterBound((looks) -> () -> looks.get() < 50);
+	}
+
+	/**
+	 * Spin eight times, a look every 10 ns of a clock of the test's own and nothing
+	 * handed over, while the thread spun for waits as {@code notYet} says: each spin ends
+	 * five spins' time after its first look, counted as outlasted.
+	 */
+	private static void assertEveryOutlastedSpinEndsAtTheOuterBound(Function<AtomicInteger, BooleanSupplier> notYet) {
 		AtomicLong now = new AtomicLong();
 		HookWait wait = new HookWait(100, 1, new AtomicInteger(), new AtomicInteger(), now::get);
 		for (int i = 0; i < HookWait.MISSES_BEFORE_BACKING_OFF; i++) {
 			AtomicInteger looks = new AtomicInteger();
-			// the other thread stops waiting a tenth of a spin before the outer bound
 			boolean answered = wait.spinUntil(() -> {
 				now.addAndGet(10);
 				looks.incrementAndGet();
 				return false;
-			}, () -> false, () -> looks.get() < 50);
+			}, () -> false, notYet.apply(looks));
 			assertThat(answered).isFalse();
-			// five spins' time after the first look, not a whole spin more
+			// five spins' time: fifty looks after the first, not a whole spin more
 			assertThat(looks).hasValue(51);
 		}
 		assertThat(wait.backingOff()).isTrue();
