@@ -37,8 +37,8 @@ import org.springframework.util.Assert;
  * slots are taken it may wait for one within its spin, at most as many such threads at
  * once as may spin. So may the wait for an invocation just handed to a spinning kept
  * thread ({@link #getFromKeptThread}), whose slot that thread is letting go of. A thread
- * waiting for a slot yields its processor on every look, so only the slots' holders spin
- * without giving way to other threads.
+ * waiting for a slot yields its processor every {@value #YIELD_EVERY} looks, so only the
+ * slots' holders spin without ever giving way to other threads.
  */
 public final class HookWait {
 

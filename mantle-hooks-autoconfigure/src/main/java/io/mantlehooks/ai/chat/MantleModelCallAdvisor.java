@@ -10,6 +10,7 @@ import io.mantlehooks.ai.turn.Steps;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.HookWait;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -68,8 +69,8 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 			return prepared.reply();
 		}
 		long started = System.nanoTime();
-		ChatModelCallAdvisor model = NextAdvisor.unobservedModel(chain.getCallAdvisors(),
-				chain.getObservationRegistry(), this, ChatModelCallAdvisor.class);
+		ChatModelCallAdvisor model = NextAdvisor.unobservedNext(chain.getCallAdvisors(), chain.getObservationRegistry(),
+				this, ChatModelCallAdvisor.class);
 		ChatClientResponse response = (model != null) ? model.adviseCall(prepared.request(), chain)
 				: chain.nextCall(prepared.request());
 		return Steps.join(this.stage.review(turn, response, millisSince(started)), this.wait);
@@ -83,18 +84,15 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 	 * @return whether the model advisor comes next and nothing observes the hop into it
 	 */
 	boolean callsModelDirectly(CallAdvisorChain chain) {
-		return NextAdvisor.unobservedModel(chain.getCallAdvisors(), chain.getObservationRegistry(), this,
+		return NextAdvisor.unobservedNext(chain.getCallAdvisors(), chain.getObservationRegistry(), this,
 				ChatModelCallAdvisor.class) != null;
 	}
 
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
-		ChatModelStreamAdvisor model = NextAdvisor.unobservedModel(chain.getStreamAdvisors(),
-				chain.getObservationRegistry(), this, ChatModelStreamAdvisor.class);
-		if (model != null) {
-			return stream(request, (sent) -> model.adviseStream(sent, chain), true);
-		}
-		return stream(request, chain::nextStream, NextAdvisor.isModelNext(chain.getStreamAdvisors(), this));
+		Flux<ChatClientResponse> direct = straightToModel(request, chain);
+		return (direct != null) ? direct
+				: stream(request, chain::nextStream, NextAdvisor.isModelNext(chain.getStreamAdvisors(), this));
 	}
 
 	/**
@@ -107,12 +105,19 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 	 * @return the model call's chunks
 	 */
 	Flux<ChatClientResponse> adviseStreamDirectly(ChatClientRequest request, StreamAdvisorChain loopChain) {
-		ChatModelStreamAdvisor model = NextAdvisor.unobservedModel(loopChain.getStreamAdvisors(),
-				loopChain.getObservationRegistry(), this, ChatModelStreamAdvisor.class);
-		if (model != null) {
-			return stream(request, (sent) -> model.adviseStream(sent, loopChain), true);
-		}
-		return adviseStream(request, loopChain.copy(this));
+		Flux<ChatClientResponse> direct = straightToModel(request, loopChain);
+		return (direct != null) ? direct : adviseStream(request, loopChain.copy(this));
+	}
+
+	/**
+	 * The streamed model call straight into Spring AI's model advisor, when it comes
+	 * right after this advisor in the chain and nothing observes the hop into it;
+	 * {@code null} otherwise.
+	 */
+	private @Nullable Flux<ChatClientResponse> straightToModel(ChatClientRequest request, StreamAdvisorChain chain) {
+		ChatModelStreamAdvisor model = NextAdvisor.unobservedNext(chain.getStreamAdvisors(),
+				chain.getObservationRegistry(), this, ChatModelStreamAdvisor.class);
+		return (model != null) ? stream(request, (sent) -> model.adviseStream(sent, chain), true) : null;
 	}
 
 	/**

@@ -24,7 +24,7 @@ import org.springframework.ai.chat.client.advisor.ChatModelStreamAdvisor;
  * chain only moves on by calling the advisor at its head; in a {@code .call()} turn that
  * copy costs more than the hops it saves, so only streams call directly. Spring AI's own
  * model advisor, which ends the chain, is called directly in both, but only when nothing
- * observes the hop into it ({@link #unobservedModel}).
+ * observes the hop into it ({@link #unobservedNext}).
  */
 final class NextAdvisor {
 
@@ -48,38 +48,23 @@ final class NextAdvisor {
 	}
 
 	/**
-	 * Return Spring AI's own model advisor ({@code ChatModelCallAdvisor} or
-	 * {@code ChatModelStreamAdvisor}) when it comes right after {@code self} and a hop
+	 * Return the advisor right after {@code self} when it is of the given type and a hop
 	 * into it through the chain would do nothing anybody sees: the chain's registry is
 	 * the no-op one, or keeps only chat-model observations (the application has no
 	 * observation handler of its own, {@link ChatModelOnlyRegistries}). Such a hop builds
 	 * an advisor observation context, and in a stream aggregates every chunk again, only
-	 * for them to be dropped; Spring AI's model advisors end the chain and never use the
-	 * chain they are given, so calling one directly is the same call.
-	 * @param <T> the model advisor's type
-	 * @param advisors the advisors of the chain {@code self} was given
-	 * @param registry the chain's observation registry
-	 * @param self the advisor asking
-	 * @param type the model advisor's type
-	 * @return the model advisor to call directly, or {@code null} to hop through the
-	 * chain
-	 */
-	static <T> @Nullable T unobservedModel(List<?> advisors, ObservationRegistry registry, Object self, Class<T> type) {
-		return unobservedNext(advisors, registry, self, type);
-	}
-
-	/**
-	 * Return the advisor right after {@code self} when it is of the given type and a hop
-	 * into it would be seen by nobody (see {@link #unobservedModel}): in a
-	 * {@code .call()} turn the hook advisors call each other directly only then, and only
-	 * when the whole way to Spring AI's model advisor goes without a hop, since a copy of
-	 * the chain costs more than the hop it saves.
+	 * for them to be dropped. Spring AI's own model advisors
+	 * ({@code ChatModelCallAdvisor}, {@code ChatModelStreamAdvisor}) end the chain and
+	 * never use the chain they are given, so calling one directly is the same call; in a
+	 * {@code .call()} turn the hook advisors call each other directly only when the whole
+	 * way to that model advisor goes without a hop, since a copy of the chain costs more
+	 * than the hop it saves.
 	 * @param <T> the type looked for
 	 * @param advisors the advisors of the chain {@code self} was given
 	 * @param registry the chain's observation registry
 	 * @param self the advisor asking
 	 * @param type the type the next advisor must have
-	 * @return the next advisor to call directly, or {@code null}
+	 * @return the next advisor to call directly, or {@code null} to hop through the chain
 	 */
 	static <T> @Nullable T unobservedNext(List<?> advisors, ObservationRegistry registry, Object self, Class<T> type) {
 		return ChatModelOnlyRegistries.observesEngine(registry) ? null : after(advisors, self, type);

@@ -155,7 +155,7 @@ public final class ToolBatch {
 		}
 		for (AssistantMessage.ToolCall call : calls) {
 			Map<String, Object> arguments = ToolArguments.parseObject(call.arguments());
-			ToolCallPayload payload = payloadOf(turn, call, (arguments != null) ? arguments : Map.of());
+			ToolCallPayload payload = payloadOf(turn, call, arguments);
 			if (payload == null) {
 				return Step.done(tooDeep(call));
 			}
@@ -223,14 +223,14 @@ public final class ToolBatch {
 	}
 
 	/**
-	 * The model's call as a payload, or {@code null} when its arguments nest deeper than
-	 * payloads accept: then no hook, policy or tool can judge it, and nothing in the
-	 * batch runs.
+	 * The model's call as a payload, with no arguments when they were not one JSON object
+	 * ({@code null}); or {@code null} when its arguments nest deeper than payloads
+	 * accept: then no hook, policy or tool can judge it, and nothing in the batch runs.
 	 */
 	private static @Nullable ToolCallPayload payloadOf(Turn turn, AssistantMessage.ToolCall call,
-			Map<String, Object> arguments) {
+			@Nullable Map<String, Object> arguments) {
 		try {
-			return turn.toolCall(call.name(), arguments);
+			return turn.toolCall(call.name(), (arguments != null) ? arguments : Map.of());
 		}
 		catch (PayloadTooDeepException ex) {
 			return null;
@@ -491,7 +491,7 @@ public final class ToolBatch {
 			// parsed once for the batch; the payload keeps the arguments, frozen
 			Map<String, Object> arguments = ToolArguments.parseObject(call.arguments());
 			this.currentUnreadable = arguments == null;
-			ToolCallPayload payload = payloadOf(this.turn, call, (arguments != null) ? arguments : Map.of());
+			ToolCallPayload payload = payloadOf(this.turn, call, arguments);
 			if (payload == null) {
 				this.stopped = tooDeep(call);
 			}
