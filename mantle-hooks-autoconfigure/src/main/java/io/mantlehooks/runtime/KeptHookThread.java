@@ -180,21 +180,44 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 	private void work() {
 		boolean mayStay = Thread.currentThread() != this.starter;
 		Object next = this.state.get();
-		// taken by compare-and-set: a task the executor queued and then refused to start
-		// (its execute threw) may still run later, beside the one started after it
-		while (next instanceof Runnable invocation && this.state.compareAndSet(invocation, RUNNING)) {
-			runSafely(invocation);
-			if (this.closed || !mayStay) {
-				this.state.set(NONE);
-				return;
+		boolean ended = false;
+		try {
+			// taken by compare-and-set: a task the executor queued and then refused to
+			// start (its execute threw) may still run later, beside its successor
+			while (next instanceof Runnable invocation && this.state.compareAndSet(invocation, RUNNING)) {
+				runSafely(invocation);
+				if (this.closed || !mayStay) {
+					this.state.set(NONE);
+					ended = true;
+					return;
+				}
+				this.state.set(SPINNING);
+				spin();
+				if (this.state.compareAndSet(SPINNING, NONE)) {
+					// the spin ended, or a close: nothing was handed over
+					ended = true;
+					return;
+				}
+				next = this.state.get();
 			}
-			this.state.set(SPINNING);
-			spin();
-			if (this.state.compareAndSet(SPINNING, NONE)) {
-				// the spin ended, or a close: nothing was handed over
-				return;
+			ended = true;
+		}
+		finally {
+			if (!ended) {
+				leave();
 			}
-			next = this.state.get();
+		}
+	}
+
+	/**
+	 * The thread leaves on a {@code Throwable} from its own bookkeeping (an {@code Error}
+	 * while it logs a failure, say): the next hand-over must start a thread again, and an
+	 * invocation handed over to it while it spun must still run.
+	 */
+	private void leave() {
+		Object left = this.state.getAndSet(NONE);
+		if (left instanceof Runnable invocation) {
+			this.executor.execute(invocation);
 		}
 	}
 

@@ -17,6 +17,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.Stalls;
@@ -28,6 +32,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -190,6 +195,51 @@ class KeptHookThreadTests {
 		assertThat(next.thread).isSameAs(thrower[0]);
 		assertThat(interrupted).isFalse();
 		assertThat(this.executor.tasks.get()).isOne();
+		kept.close();
+	}
+
+	@Test
+	void anErrorWhileTheThreadLogsAFailureEndsItCleanlyAndTheNextInvocationIsKeptAgain() {
+		KeptHookThread kept = new KeptHookThread(this.executor, spinning());
+		Thread[] failed = new Thread[1];
+		Logger log = (Logger) LoggerFactory.getLogger(KeptHookThread.class);
+		Level level = log.getLevel();
+		AppenderBase<ILoggingEvent> throwing = new AppenderBase<>() {
+			@Override
+			protected void append(ILoggingEvent event) {
+				throw new StackOverflowError("no room to log");
+			}
+		};
+		throwing.start();
+		log.addAppender(throwing);
+		log.setLevel(Level.DEBUG);
+		try {
+			kept.execute(() -> {
+				failed[0] = Thread.currentThread();
+				throw new IllegalStateException("the task failed, and logging that fails too");
+			});
+			// the Error ends the thread, as any Error out of a thread's own work does
+			await().dontCatchUncaughtExceptions()
+				.atMost(Duration.ofSeconds(60))
+				.until(() -> failed[0] != null && !failed[0].isAlive());
+		}
+		finally {
+			log.detachAppender(throwing);
+			log.setLevel(level);
+		}
+		// the thread that left is not waited for: the next invocation starts a thread
+		// that is kept again
+		assertThat(kept.isKept()).isFalse();
+		List<Thread> ranOn = new CopyOnWriteArrayList<>();
+		Recorded next = new Recorded(ranOn);
+		kept.execute(next);
+		next.awaitRun();
+		awaitSpinning(kept);
+		Recorded after = new Recorded(ranOn);
+		kept.execute(after);
+		after.awaitRun();
+		assertThat(after.thread).isSameAs(next.thread).isNotSameAs(failed[0]);
+		assertThat(this.executor.tasks.get()).isEqualTo(2);
 		kept.close();
 	}
 
