@@ -18,7 +18,7 @@ final class FrozenSystemMessage extends SystemMessage implements FrozenMessage {
 
 	FrozenSystemMessage(SystemMessage source) {
 		super(source.getText());
-		this.metadata.putAll(source.getMetadata());
+		ReadOnly.fillMetadata(this.metadata, source.getMetadata());
 		this.source = source;
 	}
 

@@ -20,8 +20,11 @@ final class FrozenUserMessage extends UserMessage implements FrozenMessage {
 
 	FrozenUserMessage(UserMessage source) {
 		super(source.getText());
-		this.metadata.putAll(source.getMetadata());
-		this.media.addAll(source.getMedia());
+		ReadOnly.fillMetadata(this.metadata, source.getMetadata());
+		List<Media> media = source.getMedia();
+		if (!media.isEmpty()) {
+			this.media.addAll(media);
+		}
 		this.source = source;
 	}
 

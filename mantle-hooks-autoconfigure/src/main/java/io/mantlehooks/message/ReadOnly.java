@@ -13,6 +13,8 @@ import java.util.function.BiFunction;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.ai.chat.messages.AbstractMessage;
+
 /**
  * Read-only views whose every change fails with an {@link UnsupportedOperationException}
  * that tells a hook author what to do instead: the exception is what the hook's failure
@@ -59,6 +61,21 @@ final class ReadOnly {
 
 	static <K, V> Map<K, V> map(Map<K, V> map) {
 		return new ReadOnlyMap<>(map);
+	}
+
+	/**
+	 * Fill a frozen message's own metadata map, which holds its message type already,
+	 * with its source's entries: a source with nothing but that same type (most messages)
+	 * needs no copy and no iterator.
+	 * @param own the frozen message's map
+	 * @param source the source message's metadata
+	 */
+	static void fillMetadata(Map<String, Object> own, Map<String, Object> source) {
+		Object type = own.get(AbstractMessage.MESSAGE_TYPE);
+		if (own.size() == 1 && source.size() == 1 && type != null && source.get(AbstractMessage.MESSAGE_TYPE) == type) {
+			return;
+		}
+		own.putAll(source);
 	}
 
 	/**

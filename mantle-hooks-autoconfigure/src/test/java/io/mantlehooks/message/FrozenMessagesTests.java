@@ -75,6 +75,23 @@ class FrozenMessagesTests {
 	}
 
 	@Test
+	void messagesWithNothingButTheirTypeFreezeAsTheirSourceAndAReplacedTypeEntryIsCopied() {
+		UserMessage user = new UserMessage("hi");
+		SystemMessage system = new SystemMessage("be brief");
+		UserMessage retyped = new UserMessage("odd");
+		retyped.getMetadata().put("messageType", "custom");
+		List<Message> sources = List.of(user, system, retyped);
+		List<Message> frozen = FrozenMessages.freeze(sources);
+		for (int i = 0; i < sources.size(); i++) {
+			assertThat(frozen.get(i)).isEqualTo(sources.get(i)).hasSameHashCodeAs(sources.get(i));
+			assertThat(frozen.get(i).getMetadata()).isEqualTo(sources.get(i).getMetadata());
+			assertThat(((FrozenMessage) frozen.get(i)).matchesSource()).isTrue();
+		}
+		assertThat(frozen.get(2).getMetadata()).containsExactly(Map.entry("messageType", "custom"));
+		assertThat(((UserMessage) frozen.get(0)).getMedia()).isEmpty();
+	}
+
+	@Test
 	void aFrozenMessageIsItsSourceInEverythingButChangeability() {
 		List<Message> sources = sources();
 		List<Message> frozen = FrozenMessages.freeze(sources);

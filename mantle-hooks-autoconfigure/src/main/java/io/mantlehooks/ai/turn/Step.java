@@ -66,6 +66,7 @@ public abstract sealed class Step<T> permits Step.Done, Step.Await, Step.Blockin
 	 * @return the sequenced step
 	 */
 	public <U> Step<U> then(Function<? super T, Step<U>> next) {
+		Assert.notNull(next, "'next' must not be null");
 		return new Bind<>(this, next);
 	}
 

@@ -39,22 +39,29 @@ public final class Steps {
 	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	public static <T> T join(Step<T> step, HookWait wait) {
-		// made on the first bind: a turn whose hooks are all done at once needs none
-		Deque<Function> continuations = null;
+		// the innermost continuation waits in a variable, the ones around it on a stack
+		// made on the second nested bind: most joins never nest deeper than one
+		Function next = null;
+		Deque<Function> outer = null;
 		Step current = step;
 		while (true) {
 			if (current instanceof Step.Bind bind) {
-				if (continuations == null) {
-					continuations = new ArrayDeque<>(4);
+				if (next != null) {
+					if (outer == null) {
+						outer = new ArrayDeque<>(4);
+					}
+					outer.push(next);
 				}
-				continuations.push(bind.next);
+				next = bind.next;
 				current = bind.step;
 			}
 			else if (current instanceof Step.Done done) {
-				if (continuations == null || continuations.isEmpty()) {
+				if (next == null) {
 					return (T) done.value;
 				}
-				current = (Step) continuations.pop().apply(done.value);
+				Function then = next;
+				next = (outer == null || outer.isEmpty()) ? null : outer.pop();
+				current = (Step) then.apply(done.value);
 			}
 			else if (current instanceof Step.Await await) {
 				current = (Step) await.then.apply(await(await.pending, wait));
