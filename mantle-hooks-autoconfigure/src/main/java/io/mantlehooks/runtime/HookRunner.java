@@ -339,7 +339,7 @@ public class HookRunner implements DisposableBean {
 	 * @return what the modify hook decided
 	 */
 	public <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope) {
-		return runAndWait(point, payload, scope, this.executor, false);
+		return runAndWait(point, payload, scope, this.executor, this.wait, false);
 	}
 
 	/**
@@ -361,7 +361,7 @@ public class HookRunner implements DisposableBean {
 			// a kept thread that spins now takes this invocation, and lets go of its
 			// spinner's slot as it does: the wait may wait for that slot rather than park
 			boolean toSpinner = thread.isSpinning();
-			return runAndWait(point, payload, scope, thread, toSpinner);
+			return runAndWait(point, payload, scope, thread, thread.callerWait(), toSpinner);
 		}
 		finally {
 			thread.callerWaiting(false);
@@ -382,10 +382,10 @@ public class HookRunner implements DisposableBean {
 	}
 
 	private <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope,
-			Executor launcher, boolean toSpinner) {
+			Executor launcher, HookWait wait, boolean toSpinner) {
 		CompletableFuture<ModifyResult<P>> result = run(point, payload, scope, launcher);
 		try {
-			return toSpinner ? this.wait.getFromKeptThread(result) : this.wait.get(result);
+			return toSpinner ? wait.getFromKeptThread(result) : wait.get(result);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

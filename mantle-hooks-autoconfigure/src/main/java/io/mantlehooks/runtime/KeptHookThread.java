@@ -79,9 +79,26 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 
 	private final BooleanSupplier callerStillWaiting = () -> this.callerWaiting;
 
+	/**
+	 * How the thread that hands invocations over waits for their results: with the same
+	 * spin and spinner slots as the kept thread's wait, but backing off on its own. A
+	 * sequence whose results come late (a burst of batches, a slow tool) must not make
+	 * the runner's other waits, those of every {@code .call()} turn, stop spinning.
+	 */
+	private final HookWait callerWait;
+
 	KeptHookThread(Executor executor, HookWait wait) {
 		this.executor = executor;
 		this.wait = wait;
+		this.callerWait = wait.sibling();
+	}
+
+	/**
+	 * Return how the thread that hands invocations over waits for their results.
+	 * @return the wait, its backing off its own
+	 */
+	HookWait callerWait() {
+		return this.callerWait;
 	}
 
 	/**

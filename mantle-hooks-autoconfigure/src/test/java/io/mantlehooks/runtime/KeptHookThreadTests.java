@@ -344,7 +344,7 @@ class KeptHookThreadTests {
 	}
 
 	@Test
-	void eachKeptThreadBacksOffOnItsOwnSoABatchWhoseResultsCameLateLeavesTheNextSpinning() {
+	void eachKeptThreadAndItsCallerBackOffOnTheirOwnSoABatchWhoseResultsCameLateLeavesOtherWaitsSpinning() {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class))
 			.withBean("resultHook", ResultHook.class)
 			.run((context) -> {
@@ -364,6 +364,10 @@ class KeptHookThreadTests {
 						await().atMost(Duration.ofSeconds(60)).until(() -> !late.isKept());
 					}
 					assertThat(late.backingOff()).isTrue();
+					// the waits for those late results back off with the batch, not
+					// with every .call() turn of the runner
+					assertThat(late.callerWait().backingOff()).isTrue();
+					assertThat(runner.getWait().backingOff()).isFalse();
 				}
 				try (KeptHookThread next = runner.keepThread()) {
 					assertThat(next.backingOff()).isFalse();
