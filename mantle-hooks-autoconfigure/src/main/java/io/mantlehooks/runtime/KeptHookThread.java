@@ -197,17 +197,22 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 	private void work() {
 		boolean mayStay = Thread.currentThread() != this.starter;
 		Object next = this.state.get();
+		// whether the state is this thread's RUNNING, which nothing else may change; once
+		// it spins, what is handed over may be taken by another task (below)
+		boolean running = false;
 		boolean ended = false;
 		try {
 			// taken by compare-and-set: a task the executor queued and then refused to
 			// start (its execute threw) may still run later, beside its successor
 			while (next instanceof Runnable invocation && this.state.compareAndSet(invocation, RUNNING)) {
+				running = true;
 				runSafely(invocation);
 				if (this.closed || !mayStay) {
 					this.state.set(NONE);
 					ended = true;
 					return;
 				}
+				running = false;
 				this.state.set(SPINNING);
 				spin();
 				if (this.state.compareAndSet(SPINNING, NONE)) {
@@ -221,7 +226,7 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 		}
 		finally {
 			if (!ended) {
-				leave();
+				leave(running);
 			}
 		}
 	}
@@ -229,12 +234,27 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 	/**
 	 * The thread leaves on a {@code Throwable} from its own bookkeeping (an {@code Error}
 	 * while it logs a failure, say): the next hand-over must start a thread again, and an
-	 * invocation handed over to it while it spun must still run.
+	 * invocation handed over to it while it spun must still run, exactly once.
+	 * @param running whether the state is still this thread's own {@code RUNNING}
 	 */
-	private void leave() {
-		Object left = this.state.getAndSet(NONE);
-		if (left instanceof Runnable invocation) {
-			this.executor.execute(invocation);
+	private void leave(boolean running) {
+		if (running) {
+			this.state.set(NONE);
+			return;
+		}
+		if (this.state.compareAndSet(SPINNING, NONE)) {
+			return;
+		}
+		// taken by compare-and-set, as work() takes it: a stale task may be taking it
+		// too, and a RUNNING found here is that task's, not this thread's
+		Object handedOver = this.state.get();
+		if (handedOver instanceof Runnable invocation && this.state.compareAndSet(invocation, NONE)) {
+			try {
+				this.executor.execute(invocation);
+			}
+			catch (RuntimeException refused) {
+				runSafely(invocation);
+			}
 		}
 	}
 

@@ -16,6 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -202,6 +204,59 @@ class KeptHookThreadTests {
 	void anErrorWhileTheThreadLogsAFailureEndsItCleanlyAndTheNextInvocationIsKeptAgain() {
 		KeptHookThread kept = new KeptHookThread(this.executor, spinning());
 		Thread[] failed = new Thread[1];
+		whileItsLogThrows(() -> {
+			kept.execute(() -> {
+				failed[0] = Thread.currentThread();
+				throw new IllegalStateException("the task failed, and logging that fails too");
+			});
+			awaitEnded(() -> failed[0]);
+		});
+		// the thread that left is not waited for: the next invocation starts a thread
+		// that is kept again
+		assertThat(kept.isKept()).isFalse();
+		assertKeptAgain(kept, failed[0], 2);
+	}
+
+	@Test
+	void anErrorWhileTheSpinLogsItsFailureRunsWhatWasHandedOverExactlyOnce() {
+		AtomicBoolean fail = new AtomicBoolean();
+		AtomicReference<KeptHookThread> keptThread = new AtomicReference<>();
+		List<Thread> ranOn = new CopyOnWriteArrayList<>();
+		Recorded handedOver = new Recorded(ranOn);
+		// once told to, the spin's clock hands an invocation over and then fails; a clock
+		// that stands still never lets the spin run out on its own
+		HookWait wait = new HookWait(NEVER_RUNS_OUT, 1, new AtomicInteger(), new AtomicInteger(), () -> {
+			if (fail.compareAndSet(true, false)) {
+				keptThread.get().execute(handedOver);
+				throw new IllegalStateException("the clock failed");
+			}
+			return 0L;
+		});
+		KeptHookThread kept = new KeptHookThread(this.executor, wait);
+		keptThread.set(kept);
+		Recorded first = new Recorded(ranOn);
+		whileItsLogThrows(() -> {
+			kept.execute(first);
+			first.awaitRun();
+			awaitSpinning(kept);
+			fail.set(true);
+			awaitEnded(() -> first.thread);
+			await().dontCatchUncaughtExceptions()
+				.atMost(Duration.ofSeconds(60))
+				.until(() -> handedOver.runs.get() == 1);
+		});
+		// it ran once, on a task of its own, not stranded on the thread that left
+		assertThat(handedOver.runs.get()).isOne();
+		assertThat(handedOver.thread).isNotSameAs(first.thread);
+		assertThat(this.executor.tasks.get()).isEqualTo(2);
+		await().atMost(Duration.ofSeconds(60)).until(() -> !kept.isKept());
+		assertKeptAgain(kept, first.thread, 3);
+	}
+
+	/**
+	 * Run the body while every log of {@link KeptHookThread} throws an {@code Error}.
+	 */
+	private static void whileItsLogThrows(Runnable body) {
 		Logger log = (Logger) LoggerFactory.getLogger(KeptHookThread.class);
 		Level level = log.getLevel();
 		AppenderBase<ILoggingEvent> throwing = new AppenderBase<>() {
@@ -214,22 +269,29 @@ class KeptHookThreadTests {
 		log.addAppender(throwing);
 		log.setLevel(Level.DEBUG);
 		try {
-			kept.execute(() -> {
-				failed[0] = Thread.currentThread();
-				throw new IllegalStateException("the task failed, and logging that fails too");
-			});
-			// the Error ends the thread, as any Error out of a thread's own work does
-			await().dontCatchUncaughtExceptions()
-				.atMost(Duration.ofSeconds(60))
-				.until(() -> failed[0] != null && !failed[0].isAlive());
+			body.run();
 		}
 		finally {
 			log.detachAppender(throwing);
 			log.setLevel(level);
 		}
-		// the thread that left is not waited for: the next invocation starts a thread
-		// that is kept again
-		assertThat(kept.isKept()).isFalse();
+	}
+
+	/**
+	 * Wait until a thread has ended, through an {@code Error} as any thread whose own
+	 * work throws one.
+	 */
+	private static void awaitEnded(Supplier<Thread> thread) {
+		await().dontCatchUncaughtExceptions()
+			.atMost(Duration.ofSeconds(60))
+			.until(() -> thread.get() != null && !thread.get().isAlive());
+	}
+
+	/**
+	 * Assert that the next invocations start a thread that is kept again, not the one
+	 * that left, with the given number of tasks started in all.
+	 */
+	private void assertKeptAgain(KeptHookThread kept, Thread left, int tasks) {
 		List<Thread> ranOn = new CopyOnWriteArrayList<>();
 		Recorded next = new Recorded(ranOn);
 		kept.execute(next);
@@ -238,8 +300,8 @@ class KeptHookThreadTests {
 		Recorded after = new Recorded(ranOn);
 		kept.execute(after);
 		after.awaitRun();
-		assertThat(after.thread).isSameAs(next.thread).isNotSameAs(failed[0]);
-		assertThat(this.executor.tasks.get()).isEqualTo(2);
+		assertThat(after.thread).isSameAs(next.thread).isNotSameAs(left);
+		assertThat(this.executor.tasks.get()).isEqualTo(tasks);
 		kept.close();
 	}
 
