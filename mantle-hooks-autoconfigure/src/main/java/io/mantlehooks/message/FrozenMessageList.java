@@ -26,11 +26,26 @@ final class FrozenMessageList extends AbstractList<Message> implements RandomAcc
 
 	private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(Message[].class);
 
+	private static final VarHandle FROZEN;
+
+	static {
+		try {
+			FROZEN = MethodHandles.lookup().findVarHandle(FrozenMessageList.class, "frozen", Message[].class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
 	/** What each position holds as given: a source, or a message frozen already. */
 	private final Message[] sources;
 
-	/** Each position's frozen message, once it was read. */
-	private final @Nullable Message[] frozen;
+	/**
+	 * Each position's frozen message, once it was read; made at the first read of a
+	 * source that is not frozen yet, so a list of frozen messages (what a hook returns
+	 * after copying its payload's) needs none.
+	 */
+	private volatile @Nullable Message @Nullable [] frozen;
 
 	/** The frozen messages of the turn's previous model call, shared where they fit. */
 	private final @Nullable List<Message> earlier;
@@ -46,19 +61,38 @@ final class FrozenMessageList extends AbstractList<Message> implements RandomAcc
 	 */
 	FrozenMessageList(Message[] sources, @Nullable List<Message> earlier, @Nullable FrozenMessageCache kept) {
 		this.sources = sources;
-		this.frozen = new Message[sources.length];
 		this.earlier = earlier;
 		this.kept = kept;
 	}
 
 	@Override
 	public Message get(int index) {
-		Message copy = (Message) SLOTS.getAcquire(this.frozen, index);
+		Message source = this.sources[index];
+		if (source instanceof FrozenMessage) {
+			return source;
+		}
+		Message[] slots = slots();
+		Message copy = (Message) SLOTS.getAcquire(slots, index);
 		if (copy != null) {
 			return copy;
 		}
 		Message made = freeze(index);
-		Message first = (Message) SLOTS.compareAndExchangeRelease(this.frozen, index, null, made);
+		Message first = (Message) SLOTS.compareAndExchangeRelease(slots, index, null, made);
+		return (first != null) ? first : made;
+	}
+
+	/**
+	 * Return the frozen messages' slots, made by the first reader that needs them: the
+	 * first made wins, so every reader on every thread fills the same array.
+	 * @return the slots
+	 */
+	private Message[] slots() {
+		Message[] slots = this.frozen;
+		if (slots != null) {
+			return slots;
+		}
+		Message[] made = new Message[this.sources.length];
+		Message[] first = (Message[]) FROZEN.compareAndExchange(this, null, made);
 		return (first != null) ? first : made;
 	}
 
@@ -74,17 +108,30 @@ final class FrozenMessageList extends AbstractList<Message> implements RandomAcc
 	}
 
 	/**
-	 * Return how many positions were frozen so far (for tests).
-	 * @return the number of positions read at least once
+	 * Return how many positions were frozen so far (for tests); a position whose source
+	 * was frozen already is never counted.
+	 * @return the number of positions frozen when read
 	 */
 	int frozenCount() {
+		Message[] slots = this.frozen;
+		if (slots == null) {
+			return 0;
+		}
 		int count = 0;
-		for (int i = 0; i < this.frozen.length; i++) {
-			if (SLOTS.getAcquire(this.frozen, i) != null) {
+		for (int i = 0; i < slots.length; i++) {
+			if (SLOTS.getAcquire(slots, i) != null) {
 				count++;
 			}
 		}
 		return count;
+	}
+
+	/**
+	 * Return whether the slots for frozen messages were made (for tests).
+	 * @return whether a source that was not frozen yet was read
+	 */
+	boolean madeSlots() {
+		return this.frozen != null;
 	}
 
 	/**

@@ -241,6 +241,7 @@ class FrozenMessagesTests {
 				Map.of(), Channel.of("rest"));
 		FrozenMessageList messages = (FrozenMessageList) payload.messages();
 		assertThat(messages.frozenCount()).isZero();
+		assertThat(messages.madeSlots()).isFalse();
 		// a hook that looks at the last message only
 		Message last = messages.get(99);
 		assertThat(FrozenMessages.isFrozen(last)).isTrue();
@@ -258,6 +259,14 @@ class FrozenMessagesTests {
 		FrozenMessageList returned = (FrozenMessageList) payload.withMessages(rewritten).messages();
 		assertThat(FrozenMessages.thaw(returned)).containsExactly(history.get(99), redacted);
 		assertThat(returned.frozenCount()).isZero();
+		// and the frozen message it kept is read as it is, with no slots made for it
+		assertThat(returned.get(0)).isSameAs(last);
+		assertThat(returned.madeSlots()).isFalse();
+		Message read = returned.get(1);
+		assertThat(read).isNotSameAs(redacted).isEqualTo(redacted);
+		assertThat(FrozenMessages.isFrozen(read)).isTrue();
+		assertThat(returned.get(1)).isSameAs(read);
+		assertThat(returned.frozenCount()).isOne();
 	}
 
 	@Test
