@@ -54,6 +54,9 @@ class StepsTests {
 		ran.clear();
 		assertThat(Steps.join(mixed, WAIT)).isEqualTo("abc!d");
 		assertThat(ran).containsExactly("a", "ab", "abc!");
+		ran.clear();
+		assertThat(Steps.mono(mixed, this.executor).block()).isEqualTo("abc!d");
+		assertThat(ran).containsExactly("a", "ab", "abc!");
 	}
 
 	@Test
