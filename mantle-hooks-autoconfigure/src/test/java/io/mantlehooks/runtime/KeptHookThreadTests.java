@@ -253,6 +253,60 @@ class KeptHookThreadTests {
 		assertKeptAgain(kept, first.thread, 3);
 	}
 
+	@Test
+	void aThreadThatLeavesDoesNotTakeBackAnInvocationAStaleTaskTookFirst() throws Exception {
+		// the first start is queued, then refused: its task runs when the test says
+		AtomicReference<Runnable> stale = new AtomicReference<>();
+		Executor queuedThenRefused = (task) -> {
+			if (stale.compareAndSet(null, task)) {
+				throw new RejectedExecutionException("queued, then refused");
+			}
+			this.executor.execute(task);
+		};
+		AtomicBoolean fail = new AtomicBoolean();
+		AtomicReference<KeptHookThread> keptThread = new AtomicReference<>();
+		List<Thread> ranOn = new CopyOnWriteArrayList<>();
+		CountDownLatch release = hold();
+		Recorded handedOver = new Recorded(ranOn, release);
+		// once told to, the spin's clock hands an invocation over, lets the stale task
+		// take
+		// it, and then fails
+		HookWait wait = new HookWait(NEVER_RUNS_OUT, 2, new AtomicInteger(), new AtomicInteger(), () -> {
+			if (fail.compareAndSet(true, false)) {
+				keptThread.get().execute(handedOver);
+				Thread staleTask = new Thread(stale.get(), "mantle-hook-test-stale");
+				staleTask.setDaemon(true);
+				staleTask.start();
+				Stalls.awaitIgnoringInterrupts(handedOver.started, 60_000);
+				throw new IllegalStateException("the clock failed");
+			}
+			return 0L;
+		});
+		KeptHookThread kept = new KeptHookThread(queuedThenRefused, wait);
+		keptThread.set(kept);
+		assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> kept.execute(new Recorded(ranOn)));
+		Recorded first = new Recorded(ranOn);
+		whileItsLogThrows(() -> {
+			kept.execute(first);
+			first.awaitRun();
+			awaitSpinning(kept);
+			fail.set(true);
+			awaitEnded(() -> first.thread);
+		});
+		// the stale task runs the invocation it took: the state is its, not given back
+		assertThat(kept.isKept()).isTrue();
+		release.countDown();
+		handedOver.awaitRun();
+		awaitSpinning(kept);
+		Recorded after = new Recorded(ranOn);
+		kept.execute(after);
+		after.awaitRun();
+		assertThat(handedOver.runs.get()).isOne();
+		assertThat(after.thread).isSameAs(handedOver.thread).isNotSameAs(first.thread);
+		assertThat(this.executor.tasks.get()).isOne();
+		kept.close();
+	}
+
 	/**
 	 * Run the body while every log of {@link KeptHookThread} throws an {@code Error}.
 	 */
