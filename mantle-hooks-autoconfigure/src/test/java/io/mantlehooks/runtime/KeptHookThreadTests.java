@@ -236,11 +236,7 @@ class KeptHookThreadTests {
 		keptThread.set(kept);
 		Recorded first = new Recorded(ranOn);
 		whileItsLogThrows(() -> {
-			kept.execute(first);
-			first.awaitRun();
-			awaitSpinning(kept);
-			fail.set(true);
-			awaitEnded(() -> first.thread);
+			failItsSpinAfter(kept, first, fail);
 			await().dontCatchUncaughtExceptions()
 				.atMost(Duration.ofSeconds(60))
 				.until(() -> handedOver.runs.get() == 1);
@@ -286,13 +282,7 @@ class KeptHookThreadTests {
 		keptThread.set(kept);
 		assertThatExceptionOfType(RejectedExecutionException.class).isThrownBy(() -> kept.execute(new Recorded(ranOn)));
 		Recorded first = new Recorded(ranOn);
-		whileItsLogThrows(() -> {
-			kept.execute(first);
-			first.awaitRun();
-			awaitSpinning(kept);
-			fail.set(true);
-			awaitEnded(() -> first.thread);
-		});
+		whileItsLogThrows(() -> failItsSpinAfter(kept, first, fail));
 		// the stale task runs the invocation it took: the state is its, not given back
 		assertThat(kept.isKept()).isTrue();
 		release.countDown();
@@ -305,6 +295,18 @@ class KeptHookThreadTests {
 		assertThat(after.thread).isSameAs(handedOver.thread).isNotSameAs(first.thread);
 		assertThat(this.executor.tasks.get()).isOne();
 		kept.close();
+	}
+
+	/**
+	 * Run the invocation on the kept thread, let it spin, then tell its clock to fail and
+	 * wait until the thread has ended.
+	 */
+	private static void failItsSpinAfter(KeptHookThread kept, Recorded first, AtomicBoolean fail) {
+		kept.execute(first);
+		first.awaitRun();
+		awaitSpinning(kept);
+		fail.set(true);
+		awaitEnded(() -> first.thread);
 	}
 
 	/**
