@@ -132,14 +132,9 @@ class ToolRefusalTests {
 				new ToolCall("call_2", "refund", "{\"id\":\"A1\"}")), Reply.text("A1 needs a manager."));
 		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=refund").run((context) -> {
 			ToolHooks hooks = refusingRefunds(context);
-			ChatClientResponse response = chatClient(context).prompt()
-				.user("Refund A1")
-				.tools(new ShopTools(hooks.events))
-				.call()
-				.chatClientResponse();
+			ChatClientResponse response = respond(context, hooks, "Refund A1");
 			assertThat(response.chatResponse().getResult().getOutput().getText()).isEqualTo("A1 needs a manager.");
-			assertThat(response.context()).doesNotContainKey(MantleHooks.APPROVAL_ID)
-				.doesNotContainKey(MantleHooks.OUTCOME);
+			assertNeitherPausedNorDecided(response);
 			assertThat(hooks.events).filteredOn((event) -> event.startsWith("run:")).containsExactly("run:lookup A1");
 			assertThat(this.openAi.messages(1)).endsWith("tool: \"A1 found\"", "tool: " + REFUSAL);
 		});
@@ -153,15 +148,10 @@ class ToolRefusalTests {
 				Reply.text("B2 is found; A1 is not refunded."));
 		this.contextRunner.withPropertyValues("mantle.hooks.approvals.tools=refund").run((context) -> {
 			ToolHooks hooks = context.getBean(ToolHooks.class);
-			ChatClientResponse response = chatClient(context).prompt()
-				.user("Refund A1, look up B2")
-				.tools(new ShopTools(hooks.events))
-				.call()
-				.chatClientResponse();
+			ChatClientResponse response = respond(context, hooks, "Refund A1, look up B2");
 			assertThat(response.chatResponse().getResult().getOutput().getText())
 				.isEqualTo("B2 is found; A1 is not refunded.");
-			assertThat(response.context()).doesNotContainKey(MantleHooks.APPROVAL_ID)
-				.doesNotContainKey(MantleHooks.OUTCOME);
+			assertNeitherPausedNorDecided(response);
 			assertThat(hooks.events).filteredOn((event) -> event.startsWith("run:")).containsExactly("run:lookup B2");
 			assertThat(this.openAi.messages(1)).endsWith("tool: " + UNREADABLE_ARGUMENTS, "tool: \"B2 found\"");
 		});
@@ -368,11 +358,7 @@ class ToolRefusalTests {
 	}
 
 	private void assertFailsClosed(AssertableApplicationContext context, ToolHooks hooks) {
-		ChatClientResponse response = chatClient(context).prompt()
-			.user("Check A1, refund B2, check C3")
-			.tools(new ShopTools(hooks.events))
-			.call()
-			.chatClientResponse();
+		ChatClientResponse response = respond(context, hooks, "Check A1, refund B2, check C3");
 		assertThat(response.chatResponse().getResult().getOutput().getText()).isEqualTo(TOOL_ERROR);
 		assertThat(response.context()).containsEntry(MantleHooks.OUTCOME, "hook_error");
 		assertThat(hooks.events).noneMatch((event) -> event.startsWith("run:"));
@@ -391,7 +377,20 @@ class ToolRefusalTests {
 	}
 
 	private static String ask(AssertableApplicationContext context, ToolHooks hooks, String text) {
-		return chatClient(context).prompt().user(text).tools(new ShopTools(hooks.events)).call().content();
+		return respond(context, hooks, text).chatResponse().getResult().getOutput().getText();
+	}
+
+	private static ChatClientResponse respond(AssertableApplicationContext context, ToolHooks hooks, String text) {
+		return chatClient(context).prompt().user(text).tools(new ShopTools(hooks.events)).call().chatClientResponse();
+	}
+
+	/**
+	 * The turn ended with the model's answer: no approval asked for, no outcome of the
+	 * engine's.
+	 */
+	private static void assertNeitherPausedNorDecided(ChatClientResponse response) {
+		assertThat(response.context()).doesNotContainKey(MantleHooks.APPROVAL_ID)
+			.doesNotContainKey(MantleHooks.OUTCOME);
 	}
 
 	private static ChatClientResponse turn(AssertableApplicationContext context, ToolHooks hooks, ChatMemory memory,
