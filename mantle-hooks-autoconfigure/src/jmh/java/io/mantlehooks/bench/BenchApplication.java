@@ -1,7 +1,10 @@
 package io.mantlehooks.bench;
 
+import java.util.List;
 import java.util.Map;
 
+import io.mantlehooks.ai.chat.MantleChatClientCustomizer;
+import io.mantlehooks.ai.chat.MantleToolLoopAdvisor;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration;
 import io.mantlehooks.autoconfigure.MantleHooksConsoleAutoConfiguration;
@@ -9,6 +12,7 @@ import io.mantlehooks.autoconfigure.MantleHooksStoresAutoConfiguration;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.advisor.api.Advisor;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
@@ -82,6 +86,25 @@ class BenchApplication {
 
 	static ChatClient chatClient(ConfigurableApplicationContext context) {
 		return context.getBean(ChatClient.Builder.class).build();
+	}
+
+	/**
+	 * The chain design notes call "the lighter chain" (issue 21, thirteenth pass), built by
+	 * hand: the starter's turn and model-call advisors around Spring AI's own tool advisor,
+	 * which the {@code ChatClient} adds when no tool advisor is in the chain. It runs
+	 * model-request, model-response and turn-edge hooks, but no outgoing-text or tool
+	 * hook, so it measures less than a real chain of that shape would do.
+	 * @param context the running application
+	 * @param model its model
+	 * @return a client with that chain
+	 */
+	static ChatClient withSpringToolAdvisor(ConfigurableApplicationContext context, ChatModel model) {
+		List<Advisor> advisors = context.getBean(MantleChatClientCustomizer.class)
+			.getAllAdvisors()
+			.stream()
+			.filter((advisor) -> !(advisor instanceof MantleToolLoopAdvisor))
+			.toList();
+		return ChatClient.builder(model).defaultAdvisors(advisors).build();
 	}
 
 }

@@ -30,7 +30,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * takes 50 ms): throughput and time to first token, each as a ratio to plain Spring AI
  * measured in the same run. Variants: plain Spring AI, the starter without hooks,
  * six or ten observers and no modify hook, the starter's full chain with a hook that
- * never runs, one 20 ms blocking modify hook (streamed), and the same hook in
+ * never runs, the last two also on a chain built around Spring AI's own tool advisor
+ * ({@link BenchApplication#withSpringToolAdvisor}), one 20 ms blocking modify hook (streamed), and the same hook in
  * {@code .call()} turns (one virtual thread per caller on Java 21+), and a quick blocking
  * modify hook (a redaction) in {@code .call()} turns, where the waiting caller spins.
  * <p>
@@ -44,12 +45,16 @@ import org.springframework.context.ConfigurableApplicationContext;
  * -Dbench.main=io.mantlehooks.bench.ConcurrencyBenchmark -Dbench.args="1000 5000"}; the
  * other arguments choose variants by part of their name (their plain baseline always
  * runs), e.g. {@code -Dbench.args="100 1000 sentences"} for the streaming guardrails.
+ * Rounds: 5, or {@code -Dbench.rounds=N} passed to the benchmark's JVM (in
+ * {@code -Dbench.main}, before the class name). Besides the medians it prints each
+ * variant's per-round ratios to its baseline, measured right after each other.
  */
 public final class ConcurrencyBenchmark {
 
 	private static final int TURNS_PER_SLOT = 8;
 
-	private static final int ROUNDS = 5;
+	/** Interleaved rounds per concurrency: {@code -Dbench.rounds}, 5 unless set. */
+	private static final int ROUNDS = Integer.getInteger("bench.rounds", 5);
 
 	private static final String PLAIN = "plain";
 
@@ -87,6 +92,10 @@ public final class ConcurrencyBenchmark {
 		variants.put("full chain, idle hook",
 				new Variant(BenchHooks.IdleToolObserver.class, false, false, false, PLAIN));
 		variants.put("observers x10", new Variant(BenchHooks.TenObservers.class, false, false, false, PLAIN));
+		variants.put("observers x10, Spring AI's tool advisor",
+				new Variant(BenchHooks.TenObservers.class, false, false, false, PLAIN, true));
+		variants.put("idle hook, Spring AI's tool advisor",
+				new Variant(BenchHooks.IdleToolObserver.class, false, false, false, PLAIN, true));
 		variants.put("20 ms blocking modify hook, stream",
 				new Variant(BenchHooks.SlowRequestHook.class, false, false, false, PLAIN));
 		variants.put(PLAIN_CALL, new Variant(null, true, true, false, PLAIN_CALL));
@@ -120,6 +129,7 @@ public final class ConcurrencyBenchmark {
 				Map<String, Result> medians = new LinkedHashMap<>();
 				rounds.forEach((name, results) -> medians.put(name, Result.median(results)));
 				print(concurrency, medians, variants);
+				printPairedRatios(rounds, variants);
 				printStreamingGuardrails(concurrency, medians);
 				System.out.printf("load average after %d concurrent turns: %.2f%n", concurrency, loadAverage());
 			}
@@ -172,6 +182,36 @@ public final class ConcurrencyBenchmark {
 			System.out.printf("20 ms hook: stream throughput / call throughput = %.2f%n",
 					streamHook.throughput() / callHook.throughput());
 		}
+	}
+
+	/**
+	 * Each variant's throughput and CPU per turn against its baseline's in the same round,
+	 * the two measured one right after the other: the median of those per-round ratios,
+	 * with their range. On a shared machine a slow phase then hits both sides of a ratio,
+	 * where the ratio of two medians can take the slow round of one side only.
+	 */
+	private static void printPairedRatios(Map<String, List<Result>> rounds, Map<String, Variant> variants) {
+		System.out.printf("%-38s %28s %28s%n", "per-round ratios (median, range)", "throughput x plain",
+				"CPU/turn x plain");
+		rounds.forEach((name, results) -> {
+			List<Result> base = rounds.get(variants.get(name).baseline());
+			if (base == results) {
+				return;
+			}
+			double[] throughput = new double[results.size()];
+			double[] cpu = new double[results.size()];
+			for (int i = 0; i < results.size(); i++) {
+				throughput[i] = results.get(i).throughput() / base.get(i).throughput();
+				cpu[i] = results.get(i).cpuMicrosPerTurn() / base.get(i).cpuMicrosPerTurn();
+			}
+			System.out.printf("%-38s %28s %28s%n", name, ratios(throughput), ratios(cpu));
+		});
+	}
+
+	private static String ratios(double[] values) {
+		double[] sorted = values.clone();
+		Arrays.sort(sorted);
+		return "%.2f (%.2f-%.2f)".formatted(sorted[sorted.length / 2], sorted[0], sorted[sorted.length - 1]);
 	}
 
 	/**
@@ -240,17 +280,25 @@ public final class ConcurrencyBenchmark {
 
 	/**
 	 * A variant: its hook bean (or none), {@code .call()} or {@code .stream()}, plain
-	 * Spring AI or the starter, the ten-sentence stub or the ten-chunk one, and the name of
-	 * the plain variant it is compared with.
+	 * Spring AI or the starter, the ten-sentence stub or the ten-chunk one, the name of
+	 * the plain variant it is compared with, and whether the starter's chain is the
+	 * hand-built one around Spring AI's tool advisor
+	 * ({@link BenchApplication#withSpringToolAdvisor}).
 	 */
-	record Variant(@Nullable Class<?> hooks, boolean call, boolean plain, boolean sentences, String baseline) {
+	record Variant(@Nullable Class<?> hooks, boolean call, boolean plain, boolean sentences, String baseline,
+			boolean springToolAdvisor) {
+
+		Variant(@Nullable Class<?> hooks, boolean call, boolean plain, boolean sentences, String baseline) {
+			this(hooks, call, plain, sentences, baseline, false);
+		}
 
 		Running start() {
 			ChatModel model = this.sentences ? new BenchModels.Sentences() : new BenchModels.Paced();
 			ConfigurableApplicationContext context = BenchApplication.start(model, this.hooks,
 					Map.of("mantle.hooks.timeouts.modify", "5s"));
 			ChatClient chatClient = this.plain ? ChatClient.builder(model).build()
-					: BenchApplication.chatClient(context);
+					: this.springToolAdvisor ? BenchApplication.withSpringToolAdvisor(context, model)
+							: BenchApplication.chatClient(context);
 			return new Running(context, chatClient, this.call,
 					this.sentences ? BenchModels.SENTENCES_TEXT : BenchModels.STREAMED_TEXT);
 		}

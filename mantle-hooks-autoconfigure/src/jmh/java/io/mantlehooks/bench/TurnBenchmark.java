@@ -53,7 +53,7 @@ public class TurnBenchmark {
 
 	@Param({ "plain", "starterNoHooks", "observersOnly", "blockingHook", "asyncHook", "everyPoint",
 			"handWrittenAdvisor", "twoPassThroughAdvisors", "executorHop", "executorHopWaited", "hungHookOpenBreaker", "everyPointObserved",
-			"everyPointConsole", "idleChain" })
+			"everyPointConsole", "idleChain", "observersOnlySpringToolAdvisor", "idleChainSpringToolAdvisor" })
 	public String variant;
 
 	private ConfigurableApplicationContext context;
@@ -71,10 +71,10 @@ public class TurnBenchmark {
 			case "blockingHook" -> BenchHooks.BlockingRequestHook.class;
 			case "asyncHook" -> BenchHooks.AsyncRequestHook.class;
 			case "everyPoint", "everyPointObserved", "everyPointConsole" -> BenchHooks.EveryPoint.class;
-			case "observersOnly" -> BenchHooks.Observers.class;
+			case "observersOnly", "observersOnlySpringToolAdvisor" -> BenchHooks.Observers.class;
 			case "hungHookOpenBreaker" -> BenchHooks.HungRequestHook.class;
 			// the starter's whole chain, and a tool-result hook the turn never reaches
-			case "idleChain" -> BenchHooks.IdleToolObserver.class;
+			case "idleChain", "idleChainSpringToolAdvisor" -> BenchHooks.IdleToolObserver.class;
 			default -> null;
 		};
 		Map<String, Object> properties = new HashMap<>();
@@ -101,6 +101,9 @@ public class TurnBenchmark {
 			case "handWrittenAdvisor" ->
 				ChatClient.builder(model).defaultAdvisors(new HandWrittenRewriteAdvisor()).build();
 			case "twoPassThroughAdvisors" -> ChatClient.builder(model).defaultAdvisors(PassThroughAdvisors.two()).build();
+			// the "lighter chain" (design notes, issue 21, thirteenth pass)
+			case "observersOnlySpringToolAdvisor", "idleChainSpringToolAdvisor" ->
+				BenchApplication.withSpringToolAdvisor(this.context, model);
 			default -> BenchApplication.chatClient(this.context);
 		};
 	}
