@@ -76,7 +76,7 @@ final class FrozenMessageList extends AbstractList<Message> implements RandomAcc
 		if (copy != null) {
 			return copy;
 		}
-		Message made = freeze(index);
+		Message made = freeze(index, source);
 		Message first = (Message) SLOTS.compareAndExchangeRelease(slots, index, null, made);
 		return (first != null) ? first : made;
 	}
@@ -135,18 +135,16 @@ final class FrozenMessageList extends AbstractList<Message> implements RandomAcc
 	}
 
 	/**
-	 * Freeze one position: a message frozen already stays; the previous model call's
-	 * frozen message where the same source sits at the same position is shared (within a
-	 * turn the position says it is the same message, so it is not checked); otherwise the
-	 * copy kept from earlier turns while it still matches its source, or a new one.
+	 * Freeze the source at one position, one that is not frozen yet ({@link #get} reads
+	 * frozen ones as they are): the previous model call's frozen message where the same
+	 * source sits at the same position is shared (within a turn the position says it is
+	 * the same message, so it is not checked); otherwise the copy kept from earlier turns
+	 * while it still matches its source, or a new one.
 	 * @param index the position
+	 * @param source the source there
 	 * @return its frozen message
 	 */
-	private Message freeze(int index) {
-		Message source = this.sources[index];
-		if (source instanceof FrozenMessage) {
-			return source;
-		}
+	private Message freeze(int index, Message source) {
 		List<Message> earlier = this.earlier;
 		if (earlier != null && index < earlier.size()) {
 			if (earlier instanceof FrozenMessageList list) {

@@ -200,7 +200,6 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 		// whether the state is this thread's RUNNING, which nothing else may change; once
 		// it spins, what is handed over may be taken by another task (below)
 		boolean running = false;
-		boolean ended = false;
 		try {
 			// taken by compare-and-set: a task the executor queued and then refused to
 			// start (its execute threw) may still run later, beside its successor
@@ -209,7 +208,6 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 				runSafely(invocation);
 				if (this.closed || !mayStay) {
 					this.state.set(NONE);
-					ended = true;
 					return;
 				}
 				running = false;
@@ -217,17 +215,14 @@ public final class KeptHookThread implements Executor, AutoCloseable {
 				spin();
 				if (this.state.compareAndSet(SPINNING, NONE)) {
 					// the spin ended, or a close: nothing was handed over
-					ended = true;
 					return;
 				}
 				next = this.state.get();
 			}
-			ended = true;
 		}
-		finally {
-			if (!ended) {
-				leave(running);
-			}
+		catch (Throwable ex) {
+			leave(running);
+			throw ex;
 		}
 	}
 

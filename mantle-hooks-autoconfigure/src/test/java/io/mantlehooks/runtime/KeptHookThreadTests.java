@@ -264,9 +264,8 @@ class KeptHookThreadTests {
 		List<Thread> ranOn = new CopyOnWriteArrayList<>();
 		CountDownLatch release = hold();
 		Recorded handedOver = new Recorded(ranOn, release);
-		// once told to, the spin's clock hands an invocation over, lets the stale task
-		// take
-		// it, and then fails
+		// once told to, the spin's clock hands an invocation over, lets the stale
+		// task take it, and then fails
 		HookWait wait = new HookWait(NEVER_RUNS_OUT, 2, new AtomicInteger(), new AtomicInteger(), () -> {
 			if (fail.compareAndSet(true, false)) {
 				keptThread.get().execute(handedOver);
