@@ -21,6 +21,11 @@ public final class ChatModelOnlyRegistries {
 	@SuppressWarnings("unchecked")
 	private static volatile WeakReference<ObservationRegistry>[] limited = new WeakReference[0];
 
+	/**
+	 * How many times a registry was added: what a {@link Check} compares its answer to.
+	 */
+	private static volatile int additions;
+
 	private ChatModelOnlyRegistries() {
 	}
 
@@ -42,6 +47,17 @@ public final class ChatModelOnlyRegistries {
 		}
 		kept.add(new WeakReference<>(registry));
 		limited = kept.toArray(new WeakReference[0]);
+		additions++;
+	}
+
+	/**
+	 * Return the check of one registry, for code that asks on every turn or hook
+	 * invocation.
+	 * @param registry the registry
+	 * @return its check
+	 */
+	public static Check check(ObservationRegistry registry) {
+		return new Check(registry);
 	}
 
 	/**
@@ -51,15 +67,56 @@ public final class ChatModelOnlyRegistries {
 	 * observations
 	 */
 	public static boolean observesEngine(ObservationRegistry registry) {
-		if (registry.isNoop()) {
-			return false;
-		}
+		return !registry.isNoop() && !isLimited(registry);
+	}
+
+	private static boolean isLimited(ObservationRegistry registry) {
 		for (WeakReference<ObservationRegistry> reference : limited) {
 			if (reference.get() == registry) {
-				return false;
+				return true;
 			}
 		}
-		return true;
+		return false;
+	}
+
+	/**
+	 * {@link #observesEngine} for one registry, asked on every hook invocation: whether
+	 * the registry is limited is kept until another registry is added (reading each weak
+	 * reference again showed in profiles of many concurrent turns), while whether it has
+	 * handlers is asked each time, since handlers may come later.
+	 */
+	public static final class Check {
+
+		private final ObservationRegistry registry;
+
+		/** {@link #additions} when {@link #limited} was found; -1 before. */
+		private volatile int checkedAt = -1;
+
+		private volatile boolean limited;
+
+		private Check(ObservationRegistry registry) {
+			this.registry = registry;
+		}
+
+		/**
+		 * Return whether an engine observation made in the registry could reach a
+		 * handler.
+		 * @return {@code false} for the no-op registry and for one that keeps only
+		 * chat-model observations
+		 */
+		public boolean observesEngine() {
+			if (this.registry.isNoop()) {
+				return false;
+			}
+			int seen = additions;
+			if (seen != this.checkedAt) {
+				// written before the count it belongs to, read after it
+				this.limited = isLimited(this.registry);
+				this.checkedAt = seen;
+			}
+			return !this.limited;
+		}
+
 	}
 
 }

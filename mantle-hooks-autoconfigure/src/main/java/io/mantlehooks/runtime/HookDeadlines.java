@@ -9,6 +9,7 @@ import java.util.concurrent.TimeoutException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Enforces the timeouts of hook invocations: every few milliseconds one sweep over the
@@ -16,6 +17,10 @@ import org.apache.commons.logging.LogFactory;
  * {@link TimeoutException}. Cheaper per invocation than a timeout task of its own on a
  * scheduler (no timer wake-up per hook call, no queue lock to add and cancel one), at the
  * price of firing up to one tick late.
+ * <p>
+ * A thread that runs invocations one after another (an observer drain) watches them
+ * through one {@link Slot} instead: the sweep reads the one it runs now, so starting an
+ * observer adds nothing to a queue that every turn's threads share.
  */
 final class HookDeadlines {
 
@@ -27,16 +32,30 @@ final class HookDeadlines {
 
 	private final List<Runnable> sweepers = new CopyOnWriteArrayList<>();
 
+	private final ConcurrentLinkedQueue<Slot> slots = new ConcurrentLinkedQueue<>();
+
 	HookDeadlines(ScheduledExecutorService timer) {
 		timer.scheduleWithFixedDelay(this::sweep, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
 	}
 
 	/**
-	 * Watch the invocation from now until its outcome completes or its timeout passes.
-	 * @param invocation the invocation, not yet submitted
+	 * Watch the invocation until its outcome completes or the given deadline passes.
+	 * @param invocation the invocation
+	 * @param deadline when it times out, in {@link System#nanoTime()}
 	 */
-	void watch(HookInvocation invocation) {
-		this.watched.add(new Watched(invocation, System.nanoTime() + invocation.hook().timeout().toNanos()));
+	void watchUntil(HookInvocation invocation, long deadline) {
+		this.watched.add(new Watched(invocation, deadline));
+	}
+
+	/**
+	 * Open a slot for a thread that runs invocations one after another; it is watched
+	 * until {@link Slot#close() closed}.
+	 * @return the slot
+	 */
+	Slot openSlot() {
+		Slot slot = new Slot();
+		this.slots.add(slot);
+		return slot;
 	}
 
 	/**
@@ -67,6 +86,12 @@ final class HookDeadlines {
 			}
 		}
 		long now = System.nanoTime();
+		for (Slot slot : this.slots) {
+			HookInvocation running = slot.running;
+			if (running != null && !running.outcome().isDone() && now - running.deadline() >= 0) {
+				running.timeOut();
+			}
+		}
 		this.watched.removeIf((entry) -> {
 			if (entry.invocation().outcome().isDone()) {
 				return true;
@@ -80,6 +105,35 @@ final class HookDeadlines {
 	}
 
 	private record Watched(HookInvocation invocation, long deadline) {
+	}
+
+	/**
+	 * What one thread runs now, watched by every sweep until the thread closes the slot:
+	 * an invocation set here times out at its {@link HookInvocation#deadline()}, and one
+	 * that outlives its turn in the slot (a stage still pending when its method returned)
+	 * is handed to {@link #watchUntil} by the invocation itself.
+	 */
+	final class Slot implements AutoCloseable {
+
+		private volatile @Nullable HookInvocation running;
+
+		private Slot() {
+		}
+
+		/**
+		 * Watch this invocation, whose deadline is set, instead of the one before.
+		 * @param invocation the invocation the thread starts now
+		 */
+		void watch(HookInvocation invocation) {
+			this.running = invocation;
+		}
+
+		@Override
+		public void close() {
+			this.running = null;
+			HookDeadlines.this.slots.remove(this);
+		}
+
 	}
 
 }

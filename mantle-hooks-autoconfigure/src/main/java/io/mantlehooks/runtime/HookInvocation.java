@@ -5,7 +5,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -23,14 +23,22 @@ import org.jspecify.annotations.Nullable;
  * saturated machine it should still run rather than time out unstarted, so that turn
  * started and turn finished observers always see their pair).
  * <p>
- * The invocation counts as finished (and {@code onFinished} runs once) only when the hook
+ * The invocation counts as finished (and its hook is told so, once) only when the hook
  * has really stopped: its thread is free again and its stage, if any, has completed or
  * been cancelled. A hook that ignores interrupts therefore keeps counting against its
  * lane's limit until it returns.
+ * <p>
+ * An observer's invocation reports its end to an {@link Ending} given when it is made,
+ * called by whichever thread completes the outcome, rather than through a dependent of
+ * the outcome future: nobody else waits for an observer, and a dependent is two objects
+ * and a stack push per observer and turn.
  */
-final class HookInvocation implements ObserverQueue.Task {
+final class HookInvocation implements Runnable, ObserverQueue.Task {
 
 	private static final Log logger = LogFactory.getLog(HookInvocation.class);
+
+	private static final AtomicIntegerFieldUpdater<HookInvocation> UNSETTLED = AtomicIntegerFieldUpdater
+		.newUpdater(HookInvocation.class, "unsettled");
 
 	private final HookMethod hook;
 
@@ -38,14 +46,17 @@ final class HookInvocation implements ObserverQueue.Task {
 
 	private final HookScope scope;
 
-	private final Runnable onFinished;
-
 	private final HookDeadlines deadlines;
 
 	private final CompletableFuture<@Nullable Object> outcome = new CompletableFuture<>();
 
+	private final @Nullable Ending ending;
+
 	/** Thread and stage still to settle: 2 for an asynchronous hook, 1 otherwise. */
-	private final AtomicInteger unsettled;
+	private volatile int unsettled;
+
+	/** When the timeout passes, in {@link System#nanoTime()}: set once it counts. */
+	private long deadline;
 
 	private @Nullable Thread thread;
 
@@ -58,13 +69,13 @@ final class HookInvocation implements ObserverQueue.Task {
 	private volatile @Nullable CompletableFuture<?> stage;
 
 	private HookInvocation(HookMethod hook, Object payload, HookScope scope, HookDeadlines deadlines,
-			Runnable onFinished) {
+			@Nullable Ending ending) {
 		this.hook = hook;
 		this.payload = payload;
 		this.scope = scope;
 		this.deadlines = deadlines;
-		this.onFinished = onFinished;
-		this.unsettled = new AtomicInteger((hook.style() == InvocationStyle.BLOCKING) ? 1 : 2);
+		this.ending = ending;
+		this.unsettled = (hook.style() == InvocationStyle.BLOCKING) ? 1 : 2;
 	}
 
 	/**
@@ -72,29 +83,29 @@ final class HookInvocation implements ObserverQueue.Task {
 	 * completes as described above.
 	 */
 	static HookInvocation start(HookMethod hook, Object payload, HookScope scope, Executor executor,
-			HookDeadlines deadlines, Runnable onFinished) {
-		HookInvocation invocation = prepare(hook, payload, scope, deadlines, onFinished);
+			HookDeadlines deadlines) {
+		HookInvocation invocation = new HookInvocation(hook, payload, scope, deadlines, null);
+		// a modify hook's timeout counts from now
+		invocation.deadline = System.nanoTime() + hook.timeout().toNanos();
+		deadlines.watchUntil(invocation, invocation.deadline);
 		invocation.submit(executor);
 		return invocation;
 	}
 
 	/**
-	 * Make an invocation that a caller runs or {@link #submit submits} later; a modify
-	 * hook's timeout counts from now.
+	 * Make an observer's invocation, for a thread that {@link #run(HookDeadlines.Slot)
+	 * runs} it later; its timeout counts from then.
+	 * @param ending what to tell when the outcome completes, once
 	 */
-	static HookInvocation prepare(HookMethod hook, Object payload, HookScope scope, HookDeadlines deadlines,
-			Runnable onFinished) {
-		HookInvocation invocation = new HookInvocation(hook, payload, scope, deadlines, onFinished);
-		if (hook.lane() == HookLane.MODIFY) {
-			deadlines.watch(invocation);
-		}
-		return invocation;
+	static HookInvocation observer(HookMethod observer, Object payload, HookScope scope, HookDeadlines deadlines,
+			Ending ending) {
+		return new HookInvocation(observer, payload, scope, deadlines, ending);
 	}
 
 	/**
 	 * Hand the invocation to an executor; when it refuses, the outcome is that refusal.
 	 */
-	void submit(Executor executor) {
+	private void submit(Executor executor) {
 		try {
 			executor.execute(this);
 		}
@@ -108,7 +119,7 @@ final class HookInvocation implements ObserverQueue.Task {
 	 */
 	@Override
 	public void reject(RejectedExecutionException ex) {
-		this.outcome.completeExceptionally(ex);
+		fail(ex);
 		settleAll();
 	}
 
@@ -125,13 +136,21 @@ final class HookInvocation implements ObserverQueue.Task {
 	 */
 	void timeOut() {
 		markStraggling();
-		if (this.outcome.completeExceptionally(new TimeoutException("Hook '" + this.hook.name() + "' timed out"))) {
+		if (fail(new TimeoutException("Hook '" + this.hook.name() + "' timed out"))) {
 			abandon();
 		}
 	}
 
 	HookMethod hook() {
 		return this.hook;
+	}
+
+	/**
+	 * Return when the timeout passes, in {@link System#nanoTime()}; for an observer, set
+	 * when a thread starts it.
+	 */
+	long deadline() {
+		return this.deadline;
 	}
 
 	/**
@@ -142,8 +161,26 @@ final class HookInvocation implements ObserverQueue.Task {
 		return this.thread == Thread.currentThread();
 	}
 
+	/**
+	 * Run a modify hook's invocation, watched since it was {@link #prepare prepared}.
+	 */
 	@Override
 	public void run() {
+		runWatched();
+	}
+
+	/**
+	 * Run an observer's invocation on a thread that watches what it runs through the
+	 * slot: its timeout counts from now.
+	 */
+	@Override
+	public void run(HookDeadlines.Slot slot) {
+		this.deadline = System.nanoTime() + this.hook.timeout().toNanos();
+		slot.watch(this);
+		runWatched();
+	}
+
+	private void runWatched() {
 		boolean timedOutUnstarted;
 		synchronized (this) {
 			// checked under the lock that abandonThread takes: a timeout either sees
@@ -157,9 +194,6 @@ final class HookInvocation implements ObserverQueue.Task {
 			// timed out before a thread was free to run it
 			settleAll();
 			return;
-		}
-		if (this.hook.lane() == HookLane.OBSERVE) {
-			this.deadlines.watch(this);
 		}
 		try {
 			this.scope.runHook(this.hook.name(), this::invoke);
@@ -186,19 +220,19 @@ final class HookInvocation implements ObserverQueue.Task {
 			returned = this.hook.invoke(this.payload);
 		}
 		catch (Throwable ex) {
-			this.outcome.completeExceptionally(ex);
+			fail(ex);
 			settleStage();
 			return;
 		}
 		if (this.hook.style() == InvocationStyle.BLOCKING) {
-			this.outcome.complete(returned);
+			succeed(returned);
 			return;
 		}
 		if (this.outcome.isDone()) {
 			reportSlowSynchronousPart(System.nanoTime() - started);
 		}
 		if (returned == null) {
-			this.outcome.completeExceptionally(new NullStage(this.hook));
+			fail(new NullStage(this.hook));
 			settleStage();
 			return;
 		}
@@ -207,7 +241,7 @@ final class HookInvocation implements ObserverQueue.Task {
 			future = this.hook.toFuture(returned);
 		}
 		catch (Throwable ex) {
-			this.outcome.completeExceptionally(ex);
+			fail(ex);
 			settleStage();
 			return;
 		}
@@ -219,12 +253,17 @@ final class HookInvocation implements ObserverQueue.Task {
 			return;
 		}
 		this.stage = future;
+		if (this.ending != null) {
+			// the thread's slot watches the next observer once this one returns: the
+			// pending stage is watched on its own, to the same deadline
+			this.deadlines.watchUntil(this, this.deadline);
+		}
 		future.whenComplete((result, ex) -> {
 			if (ex != null) {
-				this.outcome.completeExceptionally(unwrap(ex));
+				fail(unwrap(ex));
 			}
 			else {
-				this.outcome.complete(result);
+				succeed(result);
 			}
 			settleStage();
 		});
@@ -235,11 +274,49 @@ final class HookInvocation implements ObserverQueue.Task {
 	}
 
 	private void completeWith(CompletableFuture<@Nullable Object> done) {
+		Object result;
 		try {
-			this.outcome.complete(done.join());
+			result = done.join();
 		}
 		catch (Throwable ex) {
-			this.outcome.completeExceptionally(unwrap(ex));
+			fail(unwrap(ex));
+			return;
+		}
+		succeed(result);
+	}
+
+	private void succeed(@Nullable Object returned) {
+		if (this.outcome.complete(returned)) {
+			tell(returned, null);
+		}
+	}
+
+	/**
+	 * Complete the outcome with a failure, unless it completed before.
+	 * @return whether this completed it
+	 */
+	private boolean fail(Throwable ex) {
+		if (!this.outcome.completeExceptionally(ex)) {
+			return false;
+		}
+		tell(null, ex);
+		return true;
+	}
+
+	private void tell(@Nullable Object returned, @Nullable Throwable failure) {
+		if (this.ending == null) {
+			return;
+		}
+		try {
+			this.ending.ended(returned, failure);
+		}
+		catch (Throwable ex) {
+			// what reports an end must not end the thread that completed the outcome (the
+			// deadline sweep's among them), nor keep a timeout from abandoning the hook;
+			// a future's dependent swallowed it just as well
+			if (logger.isDebugEnabled()) {
+				logger.debug("Reporting the end of hook '" + this.hook.name() + "' failed", ex);
+			}
 		}
 	}
 
@@ -291,14 +368,14 @@ final class HookInvocation implements ObserverQueue.Task {
 	}
 
 	private void settleAll() {
-		while (this.unsettled.get() > 0) {
+		while (this.unsettled > 0) {
 			settle();
 		}
 	}
 
 	private void settle() {
-		if (this.unsettled.decrementAndGet() == 0) {
-			this.onFinished.run();
+		if (UNSETTLED.decrementAndGet(this) == 0) {
+			this.hook.finished();
 		}
 	}
 
@@ -308,6 +385,23 @@ final class HookInvocation implements ObserverQueue.Task {
 			current = current.getCause();
 		}
 		return current;
+	}
+
+	/**
+	 * What an observer's invocation tells when its outcome completes, on the thread that
+	 * completes it (the hook's, the stage's, or the deadline sweep's).
+	 */
+	@FunctionalInterface
+	interface Ending {
+
+		/**
+		 * The outcome completed.
+		 * @param returned what the hook returned, when it did not fail
+		 * @param failure why it failed: what it threw, a {@link TimeoutException}, a
+		 * {@link NullStage} or the executor's refusal
+		 */
+		void ended(@Nullable Object returned, @Nullable Throwable failure);
+
 	}
 
 	/**

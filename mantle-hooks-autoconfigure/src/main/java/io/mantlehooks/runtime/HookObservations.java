@@ -19,10 +19,13 @@ final class HookObservations {
 
 	private final ObservationRegistry registry;
 
+	private final ChatModelOnlyRegistries.Check observed;
+
 	private final @Nullable HookObservationConvention convention;
 
 	HookObservations(ObservationRegistry registry, @Nullable HookObservationConvention convention) {
 		this.registry = registry;
+		this.observed = ChatModelOnlyRegistries.check(registry);
 		this.convention = convention;
 	}
 
@@ -40,7 +43,7 @@ final class HookObservations {
 	 * @return the started observation, {@code null} when nothing is observed
 	 */
 	@Nullable Observation start(HookMethod hook, HookScope scope, @Nullable Object input) {
-		if (!ChatModelOnlyRegistries.observesEngine(this.registry)) {
+		if (!this.observed.observesEngine()) {
 			return null;
 		}
 		HookObservationContext context = new HookObservationContext(hook.name(), hook.point(),

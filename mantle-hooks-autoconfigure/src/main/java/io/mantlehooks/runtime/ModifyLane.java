@@ -82,8 +82,7 @@ final class ModifyLane {
 		long started = System.nanoTime();
 		CompletableFuture<ModifyResult<P>> result = new CompletableFuture<>();
 		// payloads are deeply immutable, so the hook gets the payload itself
-		HookInvocation invocation = HookInvocation.start(hook, payload, scope, launcher, this.deadlines,
-				hook::finished);
+		HookInvocation invocation = HookInvocation.start(hook, payload, scope, launcher, this.deadlines);
 		invocation.outcome().whenComplete((returned, ex) -> {
 			// the hook's TimeLimiter publishes what happened (its events and metrics)
 			if (ex == null) {

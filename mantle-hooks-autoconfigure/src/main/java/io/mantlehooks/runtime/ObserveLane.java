@@ -35,7 +35,7 @@ final class ObserveLane {
 	ObserveLane(Executor executor, HookDeadlines deadlines, HookObservations observations) {
 		this.deadlines = deadlines;
 		this.observations = observations;
-		this.queue = new ObserverQueue(executor);
+		this.queue = new ObserverQueue(executor, deadlines);
 		deadlines.onSweep(this.queue::sweep);
 	}
 
@@ -98,8 +98,7 @@ final class ObserveLane {
 	 */
 	private HookInvocation prepare(HookMethod observer, HookPayload seen, HookScope scope) {
 		Observation observation = this.observations.start(observer, scope);
-		HookInvocation invocation = HookInvocation.prepare(observer, seen, scope, this.deadlines, observer::finished);
-		invocation.outcome().whenComplete((returned, ex) -> {
+		return HookInvocation.observer(observer, seen, scope, this.deadlines, (returned, ex) -> {
 			if (ex == null) {
 				// nothing to log: no context to restore
 				HookObservations.finish(observer, observation, HookOutcome.PROCEEDED, null);
@@ -111,7 +110,6 @@ final class ObserveLane {
 				HookObservations.finish(observer, observation, outcome, (outcome == HookOutcome.CRASH) ? cause : null);
 			});
 		});
-		return invocation;
 	}
 
 	private static HookOutcome report(HookMethod observer, @Nullable Throwable cause) {

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * The observer invocations of one runner, waiting for a hook thread. A drain task on the
  * hook executor runs them one after another, first come first served, and stays while
  * there are more: under load, starting an observer is adding it to this queue, with no
- * hand-off of its own. Each observer keeps its own timeout, counted from its start.
+ * hand-off of its own. Each observer keeps its own timeout, counted from its start and
+ * watched through the drain's {@link HookDeadlines.Slot}.
  * <p>
  * A slow or hung observer must not hold up the others, nor a burst of them the ones
  * behind: {@link HookDeadlines} calls {@link #sweep()} every tick, and when an invocation
@@ -50,6 +51,8 @@ final class ObserverQueue {
 
 	private final Executor executor;
 
+	private final HookDeadlines deadlines;
+
 	private final ConcurrentLinkedQueue<Task> waiting = new ConcurrentLinkedQueue<>();
 
 	/** Drain tasks handed to the executor and not finished. */
@@ -70,12 +73,13 @@ final class ObserverQueue {
 	/** When the last drain task was handed to the executor. */
 	private volatile long lastDrainStarted;
 
-	ObserverQueue(Executor executor) {
-		this(executor, System::nanoTime);
+	ObserverQueue(Executor executor, HookDeadlines deadlines) {
+		this(executor, deadlines, System::nanoTime);
 	}
 
-	ObserverQueue(Executor executor, LongSupplier clock) {
+	ObserverQueue(Executor executor, HookDeadlines deadlines, LongSupplier clock) {
 		this.executor = executor;
+		this.deadlines = deadlines;
 		this.clock = clock;
 		this.lastDrainStarted = clock.getAsLong() - QUIET_NANOS;
 	}
@@ -144,10 +148,10 @@ final class ObserverQueue {
 
 	private void drain() {
 		this.draining.incrementAndGet();
-		try {
+		try (HookDeadlines.Slot slot = this.deadlines.openSlot()) {
 			int runs = 0;
 			for (Task task = poll(); task != null; task = poll()) {
-				task.run();
+				task.run(slot);
 				if (++runs == RUNS_PER_DRAIN && !this.waiting.isEmpty()) {
 					// counted before this one leaves, so nothing is left behind meanwhile
 					startDrain();
@@ -176,7 +180,14 @@ final class ObserverQueue {
 	/**
 	 * What waits in the queue: an observer invocation.
 	 */
-	interface Task extends Runnable {
+	interface Task {
+
+		/**
+		 * Run it on this drain's thread.
+		 * @param slot what watches the invocation this thread runs: one per drain, so
+		 * that starting an observer adds it to no queue the deadline sweep reads
+		 */
+		void run(HookDeadlines.Slot slot);
 
 		/**
 		 * The executor refused to run it: that is its outcome.

@@ -30,8 +30,26 @@ class ChatModelOnlyRegistriesTests {
 		assertThat(ChatModelOnlyRegistries.observesEngine(other)).isTrue();
 	}
 
+	@Test
+	void aKeptCheckSeesARegistryLimitedAfterItFirstAnsweredAndHandlersAddedLater() {
+		ObservationRegistry registry = ObservationRegistry.create();
+		ChatModelOnlyRegistries.Check check = ChatModelOnlyRegistries.check(registry);
+		assertThat(check.observesEngine()).isFalse();
+		listen(registry);
+		assertThat(check.observesEngine()).isTrue();
+		ChatModelOnlyRegistries.add(listened());
+		assertThat(check.observesEngine()).isTrue();
+		ChatModelOnlyRegistries.add(registry);
+		assertThat(check.observesEngine()).isFalse();
+	}
+
 	private static ObservationRegistry listened() {
 		ObservationRegistry registry = ObservationRegistry.create();
+		listen(registry);
+		return registry;
+	}
+
+	private static void listen(ObservationRegistry registry) {
 		registry.observationConfig().observationHandler(new ObservationHandler<>() {
 
 			@Override
@@ -40,7 +58,6 @@ class ChatModelOnlyRegistriesTests {
 			}
 
 		});
-		return registry;
 	}
 
 }

@@ -41,6 +41,7 @@ import io.mantlehooks.annotation.OnOutgoingText;
 import io.mantlehooks.annotation.OnToolCall;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -394,6 +395,28 @@ class HookRunnerTests {
 	}
 
 	@Test
+	void anObservationHandlerThatThrowsAtAnObserversEndNeitherSparesItsTimeoutNorEndsTheSweeps() {
+		// the handler throws on the deadline sweep's thread, which ends the observer's
+		// timed-out invocation: the hook is still interrupted, and later timeouts fire
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new ThrowingHandler());
+		this.contextRunner.withBean("sleepingObserver", SleepingObserver.class)
+			.withBean(ObservationRegistry.class, () -> observations)
+			.withPropertyValues("mantle.hooks.timeouts.observe=100ms", "mantle.hooks.observers.max-concurrent=1")
+			.run((context) -> {
+				HookRunner runner = context.getBean(HookRunner.class);
+				SleepingObserver observer = context.getBean(SleepingObserver.class);
+				for (int turn = 1; turn <= 2; turn++) {
+					runner.observe(HookPoint.OUTGOING_TEXT, outgoing("turn " + turn), HookScope.none());
+					int interrupted = turn;
+					await().atMost(WAIT)
+						.until(() -> observer.interrupted.get() == interrupted && runner.getObserversInFlight() == 0);
+				}
+				assertThat(runner.getDroppedObserverInvocations()).isZero();
+			});
+	}
+
+	@Test
 	void observerCrashesAndSignalsAreLoggedOnceAndDiscarded(CapturedOutput output) {
 		this.contextRunner.withBean("failingObservers", FailingObservers.class).run((context) -> {
 			HookRunner runner = context.getBean(HookRunner.class);
@@ -682,6 +705,41 @@ class HookRunnerTests {
 				Thread.sleep(2000);
 				return text;
 			});
+		}
+
+	}
+
+	static class SleepingObserver {
+
+		final AtomicInteger interrupted = new AtomicInteger();
+
+		@OnOutgoingText
+		void watch(OutgoingTextPayload text) {
+			try {
+				Thread.sleep(WAIT.toMillis());
+			}
+			catch (InterruptedException ex) {
+				this.interrupted.incrementAndGet();
+			}
+		}
+
+	}
+
+	static class ThrowingHandler implements ObservationHandler<Observation.Context> {
+
+		@Override
+		public void onError(Observation.Context context) {
+			throw new IllegalStateException("handler broken");
+		}
+
+		@Override
+		public void onStop(Observation.Context context) {
+			throw new IllegalStateException("handler broken");
+		}
+
+		@Override
+		public boolean supportsContext(Observation.Context context) {
+			return true;
 		}
 
 	}

@@ -5,10 +5,13 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,9 +29,19 @@ class ObserverQueueTests {
 	/** The queue's clock: it moves only when a test moves it. */
 	private final AtomicLong now = new AtomicLong(1_000_000_000L);
 
-	private final ObserverQueue queue = new ObserverQueue(this.executor, this.now::get);
+	/** Sweeps only the drains' slots: the queue's own sweep is the test's to call. */
+	private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+
+	private final HookDeadlines deadlines = new HookDeadlines(this.timer);
+
+	private final ObserverQueue queue = new ObserverQueue(this.executor, this.deadlines, this.now::get);
 
 	private final List<String> ran = new CopyOnWriteArrayList<>();
+
+	@AfterEach
+	void stopTimer() {
+		this.timer.shutdownNow();
+	}
 
 	@Test
 	void observersQueuedTogetherStartInOneHandOffAndRunInOrderOnOneThread() {
@@ -160,7 +173,7 @@ class ObserverQueueTests {
 		List<String> refused = new ArrayList<>();
 		ObserverQueue refusing = new ObserverQueue((task) -> {
 			throw new RejectedExecutionException("shut down");
-		});
+		}, this.deadlines);
 		refusing.addAll(List.of(refusable("a", refused), refusable("b", refused)));
 		assertThat(refused).containsExactly("a", "b");
 		assertThat(this.ran).isEmpty();
@@ -175,7 +188,7 @@ class ObserverQueueTests {
 				throw new IllegalStateException("executor broken");
 			}
 			task.run();
-		});
+		}, this.deadlines);
 		queue.addAll(List.of(refusable("a", refused), refusable("b", refused)));
 		assertThat(refused).containsExactly("a", "b");
 		failing.set(false);
@@ -191,7 +204,7 @@ class ObserverQueueTests {
 		return new ObserverQueue.Task() {
 
 			@Override
-			public void run() {
+			public void run(HookDeadlines.Slot slot) {
 				ObserverQueueTests.this.ran.add(name);
 			}
 
@@ -207,7 +220,7 @@ class ObserverQueueTests {
 		return new ObserverQueue.Task() {
 
 			@Override
-			public void run() {
+			public void run(HookDeadlines.Slot slot) {
 				body.run();
 			}
 

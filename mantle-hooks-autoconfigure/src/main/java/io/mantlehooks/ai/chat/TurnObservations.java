@@ -28,10 +28,13 @@ final class TurnObservations {
 
 	private final ObservationRegistry registry;
 
+	private final ChatModelOnlyRegistries.Check observed;
+
 	private final @Nullable TurnObservationConvention convention;
 
 	TurnObservations(ObservationRegistry registry, @Nullable TurnObservationConvention convention) {
 		this.registry = registry;
+		this.observed = ChatModelOnlyRegistries.check(registry);
 		this.convention = convention;
 	}
 
@@ -41,7 +44,7 @@ final class TurnObservations {
 	 * @return the started observation, {@code null} when nothing is observed
 	 */
 	@Nullable Observation start(Turn turn, @Nullable Observation parent) {
-		if (!ChatModelOnlyRegistries.observesEngine(this.registry)) {
+		if (!this.observed.observesEngine()) {
 			return null;
 		}
 		TurnObservationContext context = new TurnObservationContext(turn.id(), turn.channel().name());
