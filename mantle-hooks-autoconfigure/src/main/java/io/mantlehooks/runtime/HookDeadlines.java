@@ -28,7 +28,7 @@ final class HookDeadlines {
 
 	static final long TICK_MILLIS = 5;
 
-	private final ConcurrentLinkedQueue<Watched> watched = new ConcurrentLinkedQueue<>();
+	private final ConcurrentLinkedQueue<HookInvocation> watched = new ConcurrentLinkedQueue<>();
 
 	private final List<Runnable> sweepers = new CopyOnWriteArrayList<>();
 
@@ -39,12 +39,12 @@ final class HookDeadlines {
 	}
 
 	/**
-	 * Watch the invocation until its outcome completes or the given deadline passes.
+	 * Watch the invocation until its outcome completes or its
+	 * {@link HookInvocation#deadline() deadline}, set before, passes.
 	 * @param invocation the invocation
-	 * @param deadline when it times out, in {@link System#nanoTime()}
 	 */
-	void watchUntil(HookInvocation invocation, long deadline) {
-		this.watched.add(new Watched(invocation, deadline));
+	void watch(HookInvocation invocation) {
+		this.watched.add(invocation);
 	}
 
 	/**
@@ -67,13 +67,6 @@ final class HookDeadlines {
 		this.sweepers.add(sweeper);
 	}
 
-	/**
-	 * Return how many invocations are watched (finished ones leave at the next sweep).
-	 */
-	int watching() {
-		return this.watched.size();
-	}
-
 	private void sweep() {
 		for (Runnable sweeper : this.sweepers) {
 			try {
@@ -92,26 +85,23 @@ final class HookDeadlines {
 				running.timeOut();
 			}
 		}
-		this.watched.removeIf((entry) -> {
-			if (entry.invocation().outcome().isDone()) {
+		this.watched.removeIf((invocation) -> {
+			if (invocation.outcome().isDone()) {
 				return true;
 			}
-			if (now - entry.deadline() >= 0) {
-				entry.invocation().timeOut();
+			if (now - invocation.deadline() >= 0) {
+				invocation.timeOut();
 				return true;
 			}
 			return false;
 		});
 	}
 
-	private record Watched(HookInvocation invocation, long deadline) {
-	}
-
 	/**
 	 * What one thread runs now, watched by every sweep until the thread closes the slot:
 	 * an invocation set here times out at its {@link HookInvocation#deadline()}, and one
 	 * that outlives its turn in the slot (a stage still pending when its method returned)
-	 * is handed to {@link #watchUntil} by the invocation itself.
+	 * is handed to {@link #watch} by the invocation itself.
 	 */
 	final class Slot implements AutoCloseable {
 

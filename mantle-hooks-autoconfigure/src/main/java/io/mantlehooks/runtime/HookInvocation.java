@@ -87,7 +87,7 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 		HookInvocation invocation = new HookInvocation(hook, payload, scope, deadlines, null);
 		// a modify hook's timeout counts from now
 		invocation.deadline = System.nanoTime() + hook.timeout().toNanos();
-		deadlines.watchUntil(invocation, invocation.deadline);
+		deadlines.watch(invocation);
 		invocation.submit(executor);
 		return invocation;
 	}
@@ -256,7 +256,7 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 		if (this.ending != null) {
 			// the thread's slot watches the next observer once this one returns: the
 			// pending stage is watched on its own, to the same deadline
-			this.deadlines.watchUntil(this, this.deadline);
+			this.deadlines.watch(this);
 		}
 		future.whenComplete((result, ex) -> {
 			if (ex != null) {
