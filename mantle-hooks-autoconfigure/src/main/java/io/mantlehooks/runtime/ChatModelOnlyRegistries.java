@@ -89,10 +89,13 @@ public final class ChatModelOnlyRegistries {
 
 		private final ObservationRegistry registry;
 
-		/** {@link #additions} when {@link #limited} was found; -1 before. */
-		private volatile int checkedAt = -1;
-
-		private volatile boolean limited;
+		/**
+		 * The answer and the count of additions it was found at, in one value so that two
+		 * threads refreshing at once cannot leave one's count with the other's answer:
+		 * the count shifted left by one, the lowest bit set when the registry is limited;
+		 * -1 before the first answer.
+		 */
+		private volatile long answer = -1;
 
 		private Check(ObservationRegistry registry) {
 			this.registry = registry;
@@ -109,12 +112,12 @@ public final class ChatModelOnlyRegistries {
 				return false;
 			}
 			int seen = additions;
-			if (seen != this.checkedAt) {
-				// written before the count it belongs to, read after it
-				this.limited = isLimited(this.registry);
-				this.checkedAt = seen;
+			long known = this.answer;
+			if (known < 0 || (known >>> 1) != seen) {
+				known = ((long) seen << 1) | (isLimited(this.registry) ? 1 : 0);
+				this.answer = known;
 			}
-			return !this.limited;
+			return (known & 1) == 0;
 		}
 
 	}

@@ -58,6 +58,9 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 	/** When the timeout passes, in {@link System#nanoTime()}: set once it counts. */
 	private long deadline;
 
+	/** Whether the method was called: its stage, if any, is settled from there on. */
+	private boolean invoked;
+
 	private @Nullable Thread thread;
 
 	/** Whether the method still ran when the timeout abandoned it. */
@@ -162,7 +165,7 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 	}
 
 	/**
-	 * Run a modify hook's invocation, watched since it was {@link #prepare prepared}.
+	 * Run a modify hook's invocation, watched since it was {@link #start started}.
 	 */
 	@Override
 	public void run() {
@@ -198,6 +201,15 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 		try {
 			this.scope.runHook(this.hook.name(), this::invoke);
 		}
+		catch (Throwable ex) {
+			// the turn's context could not be entered or left (a thread-local accessor
+			// or the binding threw): that is the outcome, unless the hook's came first,
+			// so an observer whose drain moves on is not left unwatched and unreported
+			fail(ex);
+			if (!this.invoked) {
+				settleStage();
+			}
+		}
 		finally {
 			synchronized (this) {
 				this.thread = null;
@@ -214,6 +226,7 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 	}
 
 	private void invoke() {
+		this.invoked = true;
 		long started = System.nanoTime();
 		Object returned;
 		try {
@@ -312,10 +325,13 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 		}
 		catch (Throwable ex) {
 			// what reports an end must not end the thread that completed the outcome (the
-			// deadline sweep's among them), nor keep a timeout from abandoning the hook;
-			// a future's dependent swallowed it just as well
-			if (logger.isDebugEnabled()) {
-				logger.debug("Reporting the end of hook '" + this.hook.name() + "' failed", ex);
+			// deadline sweep's among them), nor keep a timeout from abandoning the hook
+			String message = "Reporting the end of hook '" + this.hook.name() + "' failed";
+			if (ex instanceof VirtualMachineError) {
+				logger.error(message, ex);
+			}
+			else {
+				logger.warn(message, ex);
 			}
 		}
 	}

@@ -417,6 +417,47 @@ class HookRunnerTests {
 	}
 
 	@Test
+	void aTurnContextThatCannotBeEnteredIsTheHooksFailureAtOnceNotATimeout(CapturedOutput output) {
+		// the binding throws before the hook is called: the modify hook fails by its
+		// policy without waiting out its ten-minute timeout, and the observer is
+		// reported and released, though its drain moved on
+		HookScope broken = HookScope.of("turn-1", CallerContext.empty()).withBinding((hookName) -> {
+			throw new IllegalStateException("binding broken");
+		});
+		this.contextRunner.withBean("unreachableHooks", UnreachableHooks.class)
+			.withPropertyValues("mantle.hooks.timeouts.observe=10m")
+			.run((context) -> {
+				HookRunner runner = context.getBean(HookRunner.class);
+				ModifyResult<OutgoingTextPayload> result = runner.run(HookPoint.OUTGOING_TEXT, outgoing("hi"), broken)
+					.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+				assertThat(result).isInstanceOfSatisfying(ModifyResult.Failed.class,
+						(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.CRASH));
+				await().atMost(WAIT).until(() -> runner.getObserversInFlight() == 0);
+				assertThat(context.getBean(UnreachableHooks.class).calls).hasValue(0);
+			});
+		assertThat(output).contains("Observe hook 'unreachableHooks.watch' at point outgoing-text failed");
+	}
+
+	@Test
+	void aStageWhoseCancellationThrowsDoesNotEndTheTimeoutsOfLaterHooks(CapturedOutput output) {
+		this.contextRunner.withBean("uncancellableHook", UncancellableHook.class)
+			.withBean("sleepingObserver", SleepingObserver.class)
+			.withPropertyValues("mantle.hooks.timeouts.observe=100ms")
+			.run((context) -> {
+				HookRunner runner = context.getBean(HookRunner.class);
+				for (int turn = 1; turn <= 2; turn++) {
+					assertThat(runner.runAndWait(HookPoint.OUTGOING_TEXT, outgoing("turn " + turn), HookScope.none()))
+						.isInstanceOfSatisfying(ModifyResult.Failed.class,
+								(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT));
+					int interrupted = turn;
+					await().atMost(WAIT)
+						.until(() -> context.getBean(SleepingObserver.class).interrupted.get() == interrupted);
+				}
+			});
+		assertThat(output).contains("Timing out hook 'uncancellableHook.never' failed");
+	}
+
+	@Test
 	void observerCrashesAndSignalsAreLoggedOnceAndDiscarded(CapturedOutput output) {
 		this.contextRunner.withBean("failingObservers", FailingObservers.class).run((context) -> {
 			HookRunner runner = context.getBean(HookRunner.class);
@@ -705,6 +746,39 @@ class HookRunnerTests {
 				Thread.sleep(2000);
 				return text;
 			});
+		}
+
+	}
+
+	static class UnreachableHooks {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		@ModifyOutgoingText(timeoutMs = 600_000)
+		OutgoingTextPayload keep(OutgoingTextPayload text) {
+			this.calls.incrementAndGet();
+			return text;
+		}
+
+		@OnOutgoingText
+		void watch(OutgoingTextPayload text) {
+			this.calls.incrementAndGet();
+		}
+
+	}
+
+	static class UncancellableHook {
+
+		@ModifyOutgoingText(timeoutMs = 100)
+		CompletionStage<OutgoingTextPayload> never(OutgoingTextPayload text) {
+			return new CompletableFuture<>() {
+
+				@Override
+				public boolean cancel(boolean mayInterruptIfRunning) {
+					throw new IllegalStateException("cannot cancel");
+				}
+
+			};
 		}
 
 	}
