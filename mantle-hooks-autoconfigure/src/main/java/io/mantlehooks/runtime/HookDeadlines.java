@@ -82,7 +82,7 @@ final class HookDeadlines {
 		for (Slot slot : this.slots) {
 			HookInvocation running = slot.running;
 			if (running != null && !running.outcome().isDone() && now - running.deadline() >= 0) {
-				timeOut(running);
+				running.timeOut();
 			}
 		}
 		this.watched.removeIf((invocation) -> {
@@ -90,31 +90,11 @@ final class HookDeadlines {
 				return true;
 			}
 			if (now - invocation.deadline() >= 0) {
-				timeOut(invocation);
+				invocation.timeOut();
 				return true;
 			}
 			return false;
 		});
-	}
-
-	/**
-	 * Time the invocation out; what that throws (a stage whose cancellation runs the
-	 * application's code) is logged, since a sweep that throws would end every later
-	 * timeout.
-	 */
-	private static void timeOut(HookInvocation invocation) {
-		try {
-			invocation.timeOut();
-		}
-		catch (Throwable ex) {
-			String message = "Timing out hook '" + invocation.hook().name() + "' failed";
-			if (ex instanceof VirtualMachineError) {
-				logger.error(message, ex);
-			}
-			else {
-				logger.warn(message, ex);
-			}
-		}
 	}
 
 	/**

@@ -136,11 +136,20 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 	 * first means the executor already knows about the straggler when the waiting side
 	 * continues: the outcome's dependents run while it completes, before the abandon. An
 	 * outcome that completed first (the hook returned just in time) is not abandoned.
+	 * <p>
+	 * It never throws: what abandoning throws (a stage whose cancellation runs the
+	 * application's code) is logged, since the deadline sweep that calls this would
+	 * otherwise end, and every later timeout with it.
 	 */
 	void timeOut() {
-		markStraggling();
-		if (fail(new TimeoutException("Hook '" + this.hook.name() + "' timed out"))) {
-			abandon();
+		try {
+			markStraggling();
+			if (fail(new TimeoutException("Hook '" + this.hook.name() + "' timed out"))) {
+				abandon();
+			}
+		}
+		catch (Throwable ex) {
+			logFailure("Timing out hook '" + this.hook.name() + "' failed", ex);
 		}
 	}
 
@@ -326,13 +335,16 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 		catch (Throwable ex) {
 			// what reports an end must not end the thread that completed the outcome (the
 			// deadline sweep's among them), nor keep a timeout from abandoning the hook
-			String message = "Reporting the end of hook '" + this.hook.name() + "' failed";
-			if (ex instanceof VirtualMachineError) {
-				logger.error(message, ex);
-			}
-			else {
-				logger.warn(message, ex);
-			}
+			logFailure("Reporting the end of hook '" + this.hook.name() + "' failed", ex);
+		}
+	}
+
+	private static void logFailure(String message, Throwable ex) {
+		if (ex instanceof VirtualMachineError) {
+			logger.error(message, ex);
+		}
+		else {
+			logger.warn(message, ex);
 		}
 	}
 
