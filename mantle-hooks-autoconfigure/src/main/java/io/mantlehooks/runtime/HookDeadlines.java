@@ -59,6 +59,13 @@ final class HookDeadlines {
 	}
 
 	/**
+	 * Return how many slots are open: for tests.
+	 */
+	int openSlots() {
+		return this.slots.size();
+	}
+
+	/**
 	 * Run something at every sweep, on the sweeping thread (the observer queue's check
 	 * for progress, {@link ObserverQueue#sweep()}).
 	 * @param sweeper what to run; it must not block

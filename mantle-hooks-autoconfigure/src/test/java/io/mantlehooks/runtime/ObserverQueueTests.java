@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The observer queue: one drain task for what is queued together, another only when the
@@ -194,6 +195,34 @@ class ObserverQueueTests {
 		failing.set(false);
 		queue.addAll(List.of(task("c")));
 		assertThat(this.ran).containsExactly("c");
+	}
+
+	@Test
+	void everyDrainClosesItsSlotWhetherItEndsHandsOnOrATaskThrows() {
+		List<Integer> openWhileRunning = new CopyOnWriteArrayList<>();
+		this.queue.addAll(List.of(of(() -> openWhileRunning.add(this.deadlines.openSlots())), task("a")));
+		this.executor.runNext();
+		assertThat(openWhileRunning).containsExactly(1);
+		assertThat(this.deadlines.openSlots()).isZero();
+		List<ObserverQueue.Task> many = new ArrayList<>();
+		for (int i = 0; i < ObserverQueue.RUNS_PER_DRAIN + 1; i++) {
+			many.add(task("t" + i));
+		}
+		this.now.addAndGet(ObserverQueue.QUIET_NANOS);
+		this.queue.addAll(many);
+		this.executor.runNext();
+		// handed on after its share: the next drain opens a slot of its own
+		assertThat(this.executor.held).hasSize(1);
+		assertThat(this.deadlines.openSlots()).isZero();
+		this.executor.runNext();
+		assertThat(this.deadlines.openSlots()).isZero();
+		this.now.addAndGet(ObserverQueue.QUIET_NANOS);
+		this.queue.addAll(List.of(of(() -> {
+			throw new StackOverflowError("a task that should never throw");
+		})));
+		assertThatExceptionOfType(StackOverflowError.class).isThrownBy(this.executor::runNext);
+		// a slot left open would keep its last invocation, and its payload, reachable
+		assertThat(this.deadlines.openSlots()).isZero();
 	}
 
 	private ObserverQueue.Task task(String name) {
