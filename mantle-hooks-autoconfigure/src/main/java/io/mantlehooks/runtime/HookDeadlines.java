@@ -88,20 +88,27 @@ final class HookDeadlines {
 		long now = System.nanoTime();
 		for (Slot slot : this.slots) {
 			HookInvocation running = slot.running;
-			if (running != null && !running.outcome().isDone() && now - running.deadline() >= 0) {
-				running.timeOut();
+			if (running != null) {
+				doneOrTimedOut(running, now);
 			}
 		}
-		this.watched.removeIf((invocation) -> {
-			if (invocation.outcome().isDone()) {
-				return true;
-			}
-			if (now - invocation.deadline() >= 0) {
-				invocation.timeOut();
-				return true;
-			}
-			return false;
-		});
+		this.watched.removeIf((invocation) -> doneOrTimedOut(invocation, now));
+	}
+
+	/**
+	 * Time the invocation out when it is still running past its deadline.
+	 * @return whether it needs no more watching: its outcome completed, or it timed out
+	 * now
+	 */
+	private static boolean doneOrTimedOut(HookInvocation invocation, long now) {
+		if (invocation.outcome().isDone()) {
+			return true;
+		}
+		if (now - invocation.deadline() >= 0) {
+			invocation.timeOut();
+			return true;
+		}
+		return false;
 	}
 
 	/**
