@@ -1,21 +1,29 @@
 package io.mantlehooks;
 
+import java.lang.ref.Reference;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentMap;
 import java.util.stream.Collectors;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaField;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
 import com.tngtech.archunit.library.Architectures;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
@@ -90,6 +98,32 @@ final class ArchitectureTests {
 		.resideInAPackage("org.springframework.ai..");
 
 	/**
+	 * No state shared through static fields: a static field is final and holds a
+	 * constant, a logger, an immutable value or a thread-local; arrays only privately.
+	 * Concurrency comes from executors and futures a reader knows, not from counters the
+	 * whole JVM shares.
+	 */
+	@ArchTest
+	static final ArchRule staticFieldsHoldNoMutableState = ArchRuleDefinition.fields()
+		.that()
+		.areStatic()
+		// the compiler's own tables (a switch over an enum)
+		.and()
+		.doNotHaveModifier(JavaModifier.SYNTHETIC)
+		.should()
+		.beFinal()
+		.andShould(new StaticFieldTypes())
+		.because("static mutable state is shared by every application and test in the JVM");
+
+	/** Nothing waits by spinning or yielding: threads park in the platform's parts. */
+	@ArchTest
+	static final ArchRule nothingSpinsOrYields = ArchRuleDefinition.noClasses()
+		.should()
+		.callMethod(Thread.class, "onSpinWait")
+		.orShould()
+		.callMethod(Thread.class, "yield");
+
+	/**
 	 * Every package's public top-level types. Internal packages ({@code runtime},
 	 * {@code ai.*}, {@code console}) are public only where another package of the library
 	 * uses them; see their {@code package-info}.
@@ -118,11 +152,10 @@ final class ArchitectureTests {
 							"TurnObservationContext", "TurnObservationConvention", "TurnObservationDocumentation")),
 			Map.entry("io.mantlehooks.message", List.of("FrozenMessageCache", "FrozenMessages")),
 			Map.entry("io.mantlehooks.runtime",
-					List.of("CallerContext", "ChatModelOnlyRegistries", "CircuitBreakerSettings",
-							"HookDefinitionException", "HookFailure", "HookGuards", "HookLane", "HookMethod",
-							"HookMethodProcessor", "HookOutcome", "HookProblem", "HookRegistry", "HookResponses",
-							"HookRunner", "HookScope", "HookTimeouts", "HookWait", "KeptHookThread", "ModifyResult",
-							"TimeoutSource", "VirtualHookExecutor")),
+					List.of("CallerContext", "CircuitBreakerSettings", "HookDefinitionException", "HookExecutor",
+							"HookFailure", "HookGuards", "HookLane", "HookMethod", "HookMethodProcessor", "HookOutcome",
+							"HookProblem", "HookRegistry", "HookResponses", "HookRunner", "HookScope", "HookThreadPool",
+							"HookTimeouts", "ModifyResult", "TimeoutSource", "VirtualHookExecutor")),
 			Map.entry("io.mantlehooks.ai.approval", List.of("ApprovalQuestion", "StoredBatch", "ToolApprovals")),
 			Map.entry("io.mantlehooks.ai.chat",
 					List.of("MantleChatClientCustomizer", "MantleModelCallAdvisor", "MantleToolLoopAdvisor",
@@ -179,6 +212,41 @@ final class ArchitectureTests {
 						.map((entry) -> entry.getKey() + " " + entry.getValue())
 						.collect(Collectors.joining(System.lineSeparator())))
 			.isEmpty();
+	}
+
+	/**
+	 * A static field's type is no mutable holder: no atomic, no concurrent or mutable
+	 * collection, no reference; an array only when private.
+	 */
+	static final class StaticFieldTypes extends ArchCondition<JavaField> {
+
+		StaticFieldTypes() {
+			super("hold no mutable state");
+		}
+
+		@Override
+		public void check(JavaField field, ConditionEvents events) {
+			if (isMutable(field)) {
+				events.add(SimpleConditionEvent.violated(field,
+						field.getFullName() + " is static and of the mutable type " + field.getRawType().getName()));
+			}
+		}
+
+		private static boolean isMutable(JavaField field) {
+			JavaClass type = field.getRawType();
+			if (type.isArray()) {
+				return !field.getModifiers().contains(JavaModifier.PRIVATE);
+			}
+			if (type.getPackageName().equals("java.util.concurrent.atomic") || type.isAssignableTo(Reference.class)
+					|| type.isAssignableTo(Queue.class) || type.isAssignableTo(ConcurrentMap.class)) {
+				return true;
+			}
+			// a collection constant is declared by its interface (List.of, Set.of,
+			// Map.of);
+			// a concrete collection class is a mutable one
+			return (type.isAssignableTo(Collection.class) || type.isAssignableTo(Map.class)) && !type.isInterface();
+		}
+
 	}
 
 	/**

@@ -88,23 +88,4 @@ class BenchApplication {
 		return context.getBean(ChatClient.Builder.class).build();
 	}
 
-	/**
-	 * The chain design notes call "the lighter chain" (issue 21, thirteenth pass), built by
-	 * hand: the starter's turn and model-call advisors around Spring AI's own tool advisor,
-	 * which the {@code ChatClient} adds when no tool advisor is in the chain. It runs
-	 * model-request, model-response and turn-edge hooks, but no outgoing-text or tool
-	 * hook, so it measures less than a real chain of that shape would do.
-	 * @param context the running application
-	 * @param model its model
-	 * @return a client with that chain
-	 */
-	static ChatClient withSpringToolAdvisor(ConfigurableApplicationContext context, ChatModel model) {
-		List<Advisor> advisors = context.getBean(MantleChatClientCustomizer.class)
-			.getAllAdvisors()
-			.stream()
-			.filter((advisor) -> !(advisor instanceof MantleToolLoopAdvisor))
-			.toList();
-		return ChatClient.builder(model).defaultAdvisors(advisors).build();
-	}
-
 }

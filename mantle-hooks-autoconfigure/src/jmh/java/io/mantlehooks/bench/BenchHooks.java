@@ -85,6 +85,44 @@ final class BenchHooks {
 	}
 
 	/**
+	 * Four modify hooks that return at once: incoming message, model request, model
+	 * response and outgoing text, what redaction and house style cost beyond their work.
+	 */
+	public static class FourTrivialHooks {
+
+		/**
+		 * Return the reply the hooks make of the model's text.
+		 * @param modelsText what the model answered
+		 * @return what the user gets
+		 */
+		static String hooked(String modelsText) {
+			return modelsText.replace("forty-two", "42").replace("word9", "WORD9") + "[ok]";
+		}
+
+		@ModifyIncomingMessage
+		public IncomingMessagePayload incoming(IncomingMessagePayload message) {
+			return message.withText(message.text().replace("hello", "hello"));
+		}
+
+		@ModifyModelRequest
+		public ModelRequestPayload request(ModelRequestPayload request) {
+			return request.withModelSettings(request.modelSettings().withTemperature(0.2));
+		}
+
+		@ModifyModelResponse
+		public ModelResponsePayload response(ModelResponsePayload response) {
+			return (response.text() != null)
+					? response.withText(response.text().replace("forty-two", "42").replace("word9", "WORD9")) : response;
+		}
+
+		@ModifyOutgoingText
+		public OutgoingTextPayload outgoing(OutgoingTextPayload outgoing) {
+			return outgoing.withText(outgoing.text() + "[ok]");
+		}
+
+	}
+
+	/**
 	 * A blocking modify hook that takes 20 ms (a remote guardrail call).
 	 */
 	public static class SlowRequestHook {

@@ -1,6 +1,7 @@
 package io.mantlehooks.bench;
 
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -16,7 +17,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.mantlehooks.Callers;
+import io.mantlehooks.runtime.HookMethod;
+import io.mantlehooks.runtime.HookOutcome;
+import io.mantlehooks.runtime.HookRegistry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
@@ -26,39 +31,42 @@ import org.springframework.boot.system.JavaVersion;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Many concurrent turns against a stub model that streams ten chunks over 50 ms (a call
- * takes 50 ms): throughput and time to first token, each as a ratio to plain Spring AI
- * measured in the same run. Variants: plain Spring AI, the starter without hooks,
- * six or ten observers and no modify hook, the starter's full chain with a hook that
- * never runs, the last two also on a chain built around Spring AI's own tool advisor
- * ({@link BenchApplication#withSpringToolAdvisor}), one 20 ms blocking modify hook (streamed), and the same hook in
- * {@code .call()} turns (one virtual thread per caller on Java 21+), and a quick blocking
- * modify hook (a redaction) in {@code .call()} turns, where the waiting caller spins.
+ * Many concurrent turns in a closed loop against a stub model that answers in 50 ms
+ * (streams: ten chunks over 50 ms), each variant beside plain Spring AI in the same run:
+ * throughput, CPU per turn and peak threads as ratios to plain. Every reply is checked
+ * against the reply its variant must give (a hook that failed would answer early with a
+ * fallback, fast and wrong), the first burst after the application started included, and
+ * so is every hook invocation's outcome and every circuit breaker's state. Hooks keep
+ * their default timeouts.
  * <p>
- * The streaming guardrail variants stream ten sentences over 500 ms
- * ({@link BenchModels.Sentences}) through one outgoing-text hook that returns at once,
- * sentence by sentence ({@code SENTENCES}) or on the whole reply ({@code WHOLE}), beside
- * plain Spring AI on the same stub; they also report when the first complete sentence
- * reached the client.
+ * Variants: plain Spring AI; the starter without hooks; four trivial modify hooks
+ * (incoming message, model request, model response, outgoing text); one 20 ms blocking
+ * model-request hook; ten observers; each in {@code .call()} and {@code .stream()}; and
+ * the streaming guardrails (ten sentences over 500 ms through a {@code SENTENCES} or
+ * {@code WHOLE} outgoing-text hook).
  * <p>
- * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure verify
- * -Dbench.main=io.mantlehooks.bench.ConcurrencyBenchmark -Dbench.args="1000 5000"}; the
+ * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure -am verify -DskipTests
+ * -Dbench.main=io.mantlehooks.bench.ConcurrencyBenchmark -Dbench.args="200 1000 5000"};
  * other arguments choose variants by part of their name (their plain baseline always
- * runs), e.g. {@code -Dbench.args="100 1000 sentences"} for the streaming guardrails.
- * Rounds: 5, or {@code -Dbench.rounds=N} passed to the benchmark's JVM (in
- * {@code -Dbench.main}, before the class name). Besides the medians it prints each
- * variant's per-round ratios to its baseline, measured right after each other.
+ * runs), e.g. {@code "1000 trivial"}. JVM options in {@code -Dbench.main} before the class
+ * name: {@code -Dbench.rounds=N} (5), {@code -Dbench.burners=N} threads burning CPU for
+ * the whole run (0), {@code -Dbench.virtual=false} to keep hooks on platform threads on
+ * Java 21+ (where {@code spring.threads.virtual.enabled} is on by default here).
  */
 public final class ConcurrencyBenchmark {
 
 	private static final int TURNS_PER_SLOT = 8;
 
-	/** Interleaved rounds per concurrency: {@code -Dbench.rounds}, 5 unless set. */
 	private static final int ROUNDS = Integer.getInteger("bench.rounds", 5);
 
-	private static final String PLAIN = "plain";
+	private static final int BURNERS = Integer.getInteger("bench.burners", 0);
+
+	private static final boolean VIRTUAL = JavaVersion.getJavaVersion().isEqualOrNewerThan(JavaVersion.TWENTY_ONE)
+			&& Boolean.parseBoolean(System.getProperty("bench.virtual", "true"));
 
 	private static final String PLAIN_CALL = "plain, call";
+
+	private static final String PLAIN_STREAM = "plain, stream";
 
 	private static final String PLAIN_SENTENCES = "plain, 10 sentences";
 
@@ -83,61 +91,52 @@ public final class ConcurrencyBenchmark {
 			}
 		}
 		if (concurrencies.isEmpty()) {
-			concurrencies = List.of(1000, 5000);
+			concurrencies = List.of(1000);
 		}
-		Map<String, Variant> variants = new LinkedHashMap<>();
-		variants.put(PLAIN, new Variant(null, false, true, false, PLAIN));
-		variants.put("starter, no hooks", new Variant(null, false, false, false, PLAIN));
-		variants.put("observers only", new Variant(BenchHooks.Observers.class, false, false, false, PLAIN));
-		variants.put("full chain, idle hook",
-				new Variant(BenchHooks.IdleToolObserver.class, false, false, false, PLAIN));
-		variants.put("observers x10", new Variant(BenchHooks.TenObservers.class, false, false, false, PLAIN));
-		variants.put("observers x10, Spring AI's tool advisor",
-				new Variant(BenchHooks.TenObservers.class, false, false, false, PLAIN, true));
-		variants.put("idle hook, Spring AI's tool advisor",
-				new Variant(BenchHooks.IdleToolObserver.class, false, false, false, PLAIN, true));
-		variants.put("20 ms blocking modify hook, stream",
-				new Variant(BenchHooks.SlowRequestHook.class, false, false, false, PLAIN));
-		variants.put(PLAIN_CALL, new Variant(null, true, true, false, PLAIN_CALL));
-		variants.put("20 ms blocking modify hook, call",
-				new Variant(BenchHooks.SlowRequestHook.class, true, false, false, PLAIN_CALL));
-		variants.put("quick blocking modify hook, call",
-				new Variant(BenchHooks.BlockingRequestHook.class, true, false, false, PLAIN_CALL));
-		variants.put(PLAIN_SENTENCES, new Variant(null, false, true, true, PLAIN_SENTENCES));
-		variants.put(SENTENCES_HOOK,
-				new Variant(BenchHooks.SentenceOutgoingHook.class, false, false, true, PLAIN_SENTENCES));
-		variants.put(WHOLE_HOOK, new Variant(BenchHooks.WholeOutgoingHook.class, false, false, true, PLAIN_SENTENCES));
+		Map<String, Variant> variants = variants();
 		select(variants, only);
-		System.out.println("Java " + JavaVersion.getJavaVersion() + ", " + Runtime.getRuntime().availableProcessors()
-				+ " cores; per measurement: concurrency x " + TURNS_PER_SLOT
-				+ " turns, at most <concurrency> at once; median of " + ROUNDS + " interleaved rounds");
+		System.out.printf(
+				"Java %s, %d cores, hooks on %s threads, %d CPU burner threads; per measurement: concurrency x %d"
+						+ " turns, at most <concurrency> at once; median of %d interleaved rounds%n",
+				JavaVersion.getJavaVersion(), Runtime.getRuntime().availableProcessors(),
+				VIRTUAL ? "virtual" : "platform", BURNERS, TURNS_PER_SLOT, ROUNDS);
 		System.out.printf("variants: %s%nload average at start: %.2f%n", variants.keySet(), loadAverage());
-		Map<String, Running> running = new LinkedHashMap<>();
-		variants.forEach((name, variant) -> running.put(name, variant.start()));
+		Burners burners = new Burners(BURNERS);
 		try {
 			for (int concurrency : concurrencies) {
-				Map<String, List<Result>> rounds = new LinkedHashMap<>();
-				for (Running variant : running.values()) {
-					variant.run(concurrency, concurrency);
-				}
-				for (int round = 0; round < ROUNDS; round++) {
-					for (Map.Entry<String, Running> entry : running.entrySet()) {
-						rounds.computeIfAbsent(entry.getKey(), (key) -> new ArrayList<>())
-							.add(entry.getValue().run(concurrency, concurrency * TURNS_PER_SLOT));
-					}
-				}
-				Map<String, Result> medians = new LinkedHashMap<>();
-				rounds.forEach((name, results) -> medians.put(name, Result.median(results)));
-				print(concurrency, medians, variants);
-				printPairedRatios(rounds, variants);
-				printStreamingGuardrails(concurrency, medians);
-				System.out.printf("load average after %d concurrent turns: %.2f%n", concurrency, loadAverage());
+				measure(concurrency, variants, burners);
 			}
 		}
 		finally {
-			running.values().forEach(Running::close);
+			burners.stop();
 		}
 		System.exit(0);
+	}
+
+	private static Map<String, Variant> variants() {
+		Map<String, Variant> variants = new LinkedHashMap<>();
+		variants.put(PLAIN_CALL, new Variant(null, true, true, false, PLAIN_CALL, BenchModels.CALLED_TEXT));
+		variants.put("no hooks, call", new Variant(null, true, false, false, PLAIN_CALL, BenchModels.CALLED_TEXT));
+		variants.put("four trivial hooks, call", new Variant(BenchHooks.FourTrivialHooks.class, true, false, false,
+				PLAIN_CALL, BenchHooks.FourTrivialHooks.hooked(BenchModels.CALLED_TEXT)));
+		variants.put("20 ms hook, call",
+				new Variant(BenchHooks.SlowRequestHook.class, true, false, false, PLAIN_CALL, BenchModels.CALLED_TEXT));
+		variants.put(PLAIN_STREAM, new Variant(null, false, true, false, PLAIN_STREAM, BenchModels.STREAMED_TEXT));
+		variants.put("no hooks, stream",
+				new Variant(null, false, false, false, PLAIN_STREAM, BenchModels.STREAMED_TEXT));
+		variants.put("four trivial hooks, stream", new Variant(BenchHooks.FourTrivialHooks.class, false, false, false,
+				PLAIN_STREAM, BenchHooks.FourTrivialHooks.hooked(BenchModels.STREAMED_TEXT)));
+		variants.put("20 ms hook, stream", new Variant(BenchHooks.SlowRequestHook.class, false, false, false,
+				PLAIN_STREAM, BenchModels.STREAMED_TEXT));
+		variants.put("ten observers, stream", new Variant(BenchHooks.TenObservers.class, false, false, false,
+				PLAIN_STREAM, BenchModels.STREAMED_TEXT));
+		variants.put(PLAIN_SENTENCES,
+				new Variant(null, false, true, true, PLAIN_SENTENCES, BenchModels.SENTENCES_TEXT));
+		variants.put(SENTENCES_HOOK, new Variant(BenchHooks.SentenceOutgoingHook.class, false, false, true,
+				PLAIN_SENTENCES, BenchModels.SENTENCES_TEXT));
+		variants.put(WHOLE_HOOK, new Variant(BenchHooks.WholeOutgoingHook.class, false, false, true, PLAIN_SENTENCES,
+				BenchModels.SENTENCES_TEXT));
+		return variants;
 	}
 
 	/**
@@ -146,6 +145,8 @@ public final class ConcurrencyBenchmark {
 	 */
 	private static void select(Map<String, Variant> variants, List<String> only) {
 		if (only.isEmpty()) {
+			// the sentence variants answer in 500 ms: asked for by name only
+			variants.keySet().removeIf((name) -> name.contains("sentences"));
 			return;
 		}
 		Set<String> chosen = new HashSet<>();
@@ -158,37 +159,67 @@ public final class ConcurrencyBenchmark {
 		variants.keySet().retainAll(chosen);
 	}
 
+	/**
+	 * Start every variant fresh, send it one burst at the concurrency (its first seconds,
+	 * checked like the rest), then the interleaved rounds.
+	 */
+	private static void measure(int concurrency, Map<String, Variant> variants, Burners burners)
+			throws InterruptedException {
+		Map<String, Running> running = new LinkedHashMap<>();
+		variants.forEach((name, variant) -> running.put(name, variant.start()));
+		try {
+			Map<String, Long> coldWrong = new LinkedHashMap<>();
+			for (Map.Entry<String, Running> entry : running.entrySet()) {
+				coldWrong.put(entry.getKey(), entry.getValue().run(concurrency, concurrency, burners).wrongReplies());
+			}
+			Map<String, List<Result>> rounds = new LinkedHashMap<>();
+			for (int round = 0; round < ROUNDS; round++) {
+				for (Map.Entry<String, Running> entry : running.entrySet()) {
+					rounds.computeIfAbsent(entry.getKey(), (key) -> new ArrayList<>())
+						.add(entry.getValue().run(concurrency, concurrency * TURNS_PER_SLOT, burners));
+				}
+			}
+			Map<String, Result> medians = new LinkedHashMap<>();
+			rounds.forEach((name, results) -> medians.put(name, Result.median(results)));
+			print(concurrency, medians, variants, coldWrong, running);
+			printPairedRatios(rounds, variants);
+			printStreamingGuardrails(concurrency, medians);
+			System.out.printf("load average after %d concurrent turns: %.2f%n", concurrency, loadAverage());
+		}
+		finally {
+			running.values().forEach(Running::close);
+		}
+	}
+
 	private static double loadAverage() {
 		return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
 	}
 
-	private static void print(int concurrency, Map<String, Result> results, Map<String, Variant> variants) {
+	private static void print(int concurrency, Map<String, Result> results, Map<String, Variant> variants,
+			Map<String, Long> coldWrong, Map<String, Running> running) {
 		System.out.printf("%n%d concurrent turns%n", concurrency);
-		System.out.printf("%-38s %10s %9s %12s %12s %9s %14s %13s %9s %14s%n", "variant", "turns/s", "x plain",
-				"TTFT p50 ms", "TTFT p99 ms", "x plain", "1st sent. p50", "CPU us/turn", "x plain", "not the model");
+		System.out.printf("%-28s %9s %8s %11s %11s %9s %8s %12s %8s %7s %7s %7s %7s%n", "variant", "turns/s", "x plain",
+				"p50 ms", "p99 ms", "CPU us", "x plain", "peak threads", "x plain", "wrong", "cold", "!proc.",
+				"!closed");
 		for (Map.Entry<String, Result> entry : results.entrySet()) {
 			Result base = results.get(variants.get(entry.getKey()).baseline());
 			Result result = entry.getValue();
-			System.out.printf("%-38s %10.0f %9.2f %12.1f %12.1f %9.2f %14s %13.0f %9.2f %14d%n", entry.getKey(),
-					result.throughput(), result.throughput() / base.throughput(), result.ttftP50(), result.ttftP99(),
-					result.ttftP99() / base.ttftP99(),
-					Double.isNaN(result.firstSentenceP50()) ? "-" : "%.1f".formatted(result.firstSentenceP50()),
-					result.cpuMicrosPerTurn(), result.cpuMicrosPerTurn() / base.cpuMicrosPerTurn(),
-					result.notTheModels());
+			Running variant = running.get(entry.getKey());
+			System.out.printf("%-28s %9.0f %8.2f %11.1f %11.1f %9.0f %8.2f %12d %8.2f %7d %7d %7d %7d%n",
+					entry.getKey(), result.throughput(), result.throughput() / base.throughput(), result.latencyP50(),
+					result.latencyP99(), result.cpuMicrosPerTurn(), result.cpuMicrosPerTurn() / base.cpuMicrosPerTurn(),
+					result.peakThreads(), (double) result.peakThreads() / base.peakThreads(), result.wrongReplies(),
+					coldWrong.get(entry.getKey()), variant.notProceeded(), variant.notClosed());
 		}
-		Result streamHook = results.get("20 ms blocking modify hook, stream");
-		Result callHook = results.get("20 ms blocking modify hook, call");
-		if (streamHook != null && callHook != null) {
-			System.out.printf("20 ms hook: stream throughput / call throughput = %.2f%n",
-					streamHook.throughput() / callHook.throughput());
-		}
+		System.out.println("wrong: replies that were not the variant's reply, all rounds; cold: the same in the first"
+				+ " burst after start; !proc.: hook invocations whose outcome was not proceeded; !closed: circuit"
+				+ " breakers not closed at the end");
 	}
 
 	/**
 	 * Each variant's throughput and CPU per turn against its baseline's in the same round,
 	 * the two measured one right after the other: the median of those per-round ratios,
-	 * with their range. On a shared machine a slow phase then hits both sides of a ratio,
-	 * where the ratio of two medians can take the slow round of one side only.
+	 * with their range.
 	 */
 	private static void printPairedRatios(Map<String, List<Result>> rounds, Map<String, Variant> variants) {
 		System.out.printf("%-38s %28s %28s%n", "per-round ratios (median, range)", "throughput x plain",
@@ -215,10 +246,8 @@ public final class ConcurrencyBenchmark {
 	}
 
 	/**
-	 * The streaming guardrail goals of issue 19 against plain Spring AI on the same stub
-	 * in this run: a {@code SENTENCES} hook's first token (p50) no later than 5 ms after
-	 * the first sentence's end (goal set at 100 concurrent turns), and at least 0.8x plain
-	 * throughput (goal set at 1,000 concurrent turns).
+	 * The streaming guardrails against plain Spring AI on the same stub: when the first
+	 * complete sentence reached the client, and throughput.
 	 */
 	private static void printStreamingGuardrails(int concurrency, Map<String, Result> results) {
 		Result plain = results.get(PLAIN_SENTENCES);
@@ -226,49 +255,35 @@ public final class ConcurrencyBenchmark {
 			return;
 		}
 		System.out.printf(
-				"10-sentence stub: one word every %d ms; the first sentence leaves the model at %d ms, the reply ends"
-						+ " at %d ms; plain Spring AI: first token p50 %.1f ms, first sentence at the client p50 %.1f ms"
-						+ " (p99 %.1f ms), last token p50 %.1f ms%n",
-				BenchModels.SENTENCE_CHUNK_INTERVAL.toMillis(), BenchModels.Sentences.firstSentenceEnd().toMillis(),
-				BenchModels.Sentences.replyEnd().toMillis(), plain.ttftP50(), plain.firstSentenceP50(),
-				plain.firstSentenceP99(), plain.lastTokenP50());
-		Result sentences = results.get(SENTENCES_HOOK);
-		if (sentences != null) {
-			double budget = plain.firstSentenceP50() + 5;
-			double ratio = sentences.throughput() / plain.throughput();
-			System.out.printf(
-					"SENTENCES hook at %d turns: TTFT p50 %.1f ms vs goal <= %.1f ms (plain's first sentence p50"
-							+ " + 5 ms, goal set at 100 turns): %s; throughput %.2fx plain vs goal >= 0.80x (goal set"
-							+ " at 1,000 turns): %s%n",
-					concurrency, sentences.ttftP50(), budget, (sentences.ttftP50() <= budget) ? "met" : "NOT met",
-					ratio, (ratio >= 0.8) ? "met" : "NOT met");
-		}
-		Result whole = results.get(WHOLE_HOOK);
-		if (whole != null) {
-			System.out.printf(
-					"WHOLE hook at %d turns: TTFT p50 %.1f ms = %.2fx plain's last token p50; throughput %.2fx plain%n",
-					concurrency, whole.ttftP50(), whole.ttftP50() / plain.lastTokenP50(),
-					whole.throughput() / plain.throughput());
+				"10-sentence stub: one word every %d ms; first sentence at the client p50: plain %.1f ms (p99 %.1f),"
+						+ " last token p50 %.1f ms%n",
+				BenchModels.SENTENCE_CHUNK_INTERVAL.toMillis(), plain.firstSentenceP50(), plain.firstSentenceP99(),
+				plain.latencyP50());
+		for (String name : List.of(SENTENCES_HOOK, WHOLE_HOOK)) {
+			Result hooked = results.get(name);
+			if (hooked != null) {
+				System.out.printf("%s at %d turns: first sentence p50 %.1f ms, throughput %.2fx plain%n", name,
+						concurrency, hooked.firstSentenceP50(), hooked.throughput() / plain.throughput());
+			}
 		}
 	}
 
 	/**
-	 * One measurement; {@code notTheModels} counts replies that are not the model's text
-	 * (an error reply of a failed hook, an empty reply), summed over rounds so that none
-	 * hides in a median.
+	 * One measurement; {@code wrongReplies} counts replies that are not the variant's,
+	 * summed over rounds so that none hides in a median.
 	 */
-	record Result(double throughput, double ttftP50, double ttftP99, double firstSentenceP50,
-			double firstSentenceP99, double lastTokenP50, double cpuMicrosPerTurn, long notTheModels) {
+	record Result(double throughput, double latencyP50, double latencyP99, double firstSentenceP50,
+			double firstSentenceP99, double cpuMicrosPerTurn, int peakThreads, long wrongReplies) {
 
 		static Result median(List<Result> results) {
 			return new Result(median(results.stream().mapToDouble(Result::throughput).toArray()),
-					median(results.stream().mapToDouble(Result::ttftP50).toArray()),
-					median(results.stream().mapToDouble(Result::ttftP99).toArray()),
+					median(results.stream().mapToDouble(Result::latencyP50).toArray()),
+					median(results.stream().mapToDouble(Result::latencyP99).toArray()),
 					median(results.stream().mapToDouble(Result::firstSentenceP50).toArray()),
 					median(results.stream().mapToDouble(Result::firstSentenceP99).toArray()),
-					median(results.stream().mapToDouble(Result::lastTokenP50).toArray()),
 					median(results.stream().mapToDouble(Result::cpuMicrosPerTurn).toArray()),
-					results.stream().mapToLong(Result::notTheModels).sum());
+					results.stream().mapToInt(Result::peakThreads).max().orElse(0),
+					results.stream().mapToLong(Result::wrongReplies).sum());
 		}
 
 		private static double median(double[] values) {
@@ -281,87 +296,108 @@ public final class ConcurrencyBenchmark {
 	/**
 	 * A variant: its hook bean (or none), {@code .call()} or {@code .stream()}, plain
 	 * Spring AI or the starter, the ten-sentence stub or the ten-chunk one, the name of
-	 * the plain variant it is compared with, and whether the starter's chain is the
-	 * hand-built one around Spring AI's tool advisor
-	 * ({@link BenchApplication#withSpringToolAdvisor}).
+	 * the plain variant it is compared with, and the reply it must give.
 	 */
 	record Variant(@Nullable Class<?> hooks, boolean call, boolean plain, boolean sentences, String baseline,
-			boolean springToolAdvisor) {
-
-		Variant(@Nullable Class<?> hooks, boolean call, boolean plain, boolean sentences, String baseline) {
-			this(hooks, call, plain, sentences, baseline, false);
-		}
+			String reply) {
 
 		Running start() {
 			ChatModel model = this.sentences ? new BenchModels.Sentences() : new BenchModels.Paced();
 			ConfigurableApplicationContext context = BenchApplication.start(model, this.hooks,
-					Map.of("mantle.hooks.timeouts.modify", "5s"));
+					Map.of("spring.threads.virtual.enabled", String.valueOf(VIRTUAL)));
 			ChatClient chatClient = this.plain ? ChatClient.builder(model).build()
-					: this.springToolAdvisor ? BenchApplication.withSpringToolAdvisor(context, model)
-							: BenchApplication.chatClient(context);
-			return new Running(context, chatClient, this.call,
-					this.sentences ? BenchModels.SENTENCES_TEXT : BenchModels.STREAMED_TEXT);
+					: BenchApplication.chatClient(context);
+			return new Running(context, chatClient, this.call, this.reply);
 		}
 
 	}
 
 	/**
-	 * A started variant; {@code streamedText} is what its model's stream adds up to.
+	 * A started variant.
 	 */
-	record Running(ConfigurableApplicationContext context, ChatClient chatClient, boolean call,
-			String streamedText) {
+	record Running(ConfigurableApplicationContext context, ChatClient chatClient, boolean call, String reply) {
 
 		void close() {
 			this.context.close();
 		}
 
-		Result run(int concurrency, int turns) throws InterruptedException {
-			ConcurrentLinkedQueue<Long> firstTokens = new ConcurrentLinkedQueue<>();
-			ConcurrentLinkedQueue<Long> firstSentences = new ConcurrentLinkedQueue<>();
-			ConcurrentLinkedQueue<Long> lastTokens = new ConcurrentLinkedQueue<>();
-			boolean sentences = this.streamedText.contains(SENTENCE_END);
-			AtomicLong notTheModels = new AtomicLong();
-			System.gc();
-			Thread.sleep(200);
-			long cpuStarted = ProcessCpu.nanos();
-			long started = System.nanoTime();
-			if (this.call) {
-				runCalls(concurrency, turns, firstTokens, notTheModels);
+		/** Hook invocations of the variant whose outcome was not {@code proceeded}. */
+		long notProceeded() {
+			long count = 0;
+			for (HookMethod hook : this.context.getBean(HookRegistry.class).hooks()) {
+				for (Map.Entry<HookOutcome, Long> outcome : hook.outcomeCounts().entrySet()) {
+					if (outcome.getKey() != HookOutcome.PROCEEDED) {
+						count += outcome.getValue();
+					}
+				}
 			}
-			else {
-				Flux.range(0, turns).flatMap((i) -> Flux.defer(() -> {
-					long turnStart = System.nanoTime();
-					AtomicInteger seen = new AtomicInteger();
-					AtomicBoolean sentenceSeen = new AtomicBoolean(!sentences);
-					StringBuilder reply = new StringBuilder();
-					return this.chatClient.prompt().user("hello " + i).stream().content().doOnNext((chunk) -> {
-						if (seen.getAndIncrement() == 0) {
-							firstTokens.add(System.nanoTime() - turnStart);
-						}
-						reply.append(chunk);
-						// the first sentence is complete at the client once its ". " arrived
-						if (!sentenceSeen.get() && reply.indexOf(SENTENCE_END) >= 0) {
-							sentenceSeen.set(true);
-							firstSentences.add(System.nanoTime() - turnStart);
-						}
-					}).doOnComplete(() -> {
-						lastTokens.add(System.nanoTime() - turnStart);
-						if (!this.streamedText.contentEquals(reply)) {
-							notTheModels.incrementAndGet();
-						}
-					});
-				}), concurrency).blockLast();
-			}
-			double seconds = (System.nanoTime() - started) / 1e9;
-			double cpuMicros = (ProcessCpu.nanos() - cpuStarted) / 1e3;
-			return new Result(turns / seconds, percentile(firstTokens, 0.5), percentile(firstTokens, 0.99),
-					percentile(firstSentences, 0.5), percentile(firstSentences, 0.99), percentile(lastTokens, 0.5),
-					cpuMicros / turns, notTheModels.get());
+			return count;
 		}
 
+		/** Circuit breakers of the variant's hooks that are not closed. */
+		long notClosed() {
+			return this.context.getBean(HookRegistry.class)
+				.hooks()
+				.stream()
+				.map(HookMethod::circuitBreaker)
+				.filter((breaker) -> breaker != null && breaker.getState() != CircuitBreaker.State.CLOSED)
+				.count();
+		}
 
-		private void runCalls(int concurrency, int turns, ConcurrentLinkedQueue<Long> latencies,
-				AtomicLong notTheModels) throws InterruptedException {
+		/**
+		 * Run the turns; the CPU per turn leaves out what the burners burned.
+		 */
+		Result run(int concurrency, int turns, Burners burners) throws InterruptedException {
+			ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+			ConcurrentLinkedQueue<Long> firstSentences = new ConcurrentLinkedQueue<>();
+			AtomicLong wrong = new AtomicLong();
+			System.gc();
+			Thread.sleep(200);
+			ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+			threads.resetPeakThreadCount();
+			long cpuStarted = ProcessCpu.nanos() - burners.cpuNanos();
+			long started = System.nanoTime();
+			if (this.call) {
+				runCalls(concurrency, turns, latencies, wrong);
+			}
+			else {
+				runStreams(concurrency, turns, latencies, firstSentences, wrong);
+			}
+			double seconds = (System.nanoTime() - started) / 1e9;
+			double cpuMicros = (ProcessCpu.nanos() - burners.cpuNanos() - cpuStarted) / 1e3;
+			return new Result(turns / seconds, percentile(latencies, 0.5), percentile(latencies, 0.99),
+					percentile(firstSentences, 0.5), percentile(firstSentences, 0.99), cpuMicros / turns,
+					threads.getPeakThreadCount(), wrong.get());
+		}
+
+		private void runStreams(int concurrency, int turns, ConcurrentLinkedQueue<Long> latencies,
+				ConcurrentLinkedQueue<Long> firstSentences, AtomicLong wrong) {
+			boolean sentences = this.reply.contains(SENTENCE_END);
+			Flux.range(0, turns).flatMap((i) -> Flux.defer(() -> {
+				long turnStart = System.nanoTime();
+				AtomicBoolean sentenceSeen = new AtomicBoolean(!sentences);
+				StringBuilder reply = new StringBuilder();
+				return this.chatClient.prompt().user("hello " + i).stream().content().doOnNext((chunk) -> {
+					reply.append(chunk);
+					// the first sentence is complete at the client once its ". " arrived
+					if (!sentenceSeen.get() && reply.indexOf(SENTENCE_END) >= 0) {
+						sentenceSeen.set(true);
+						firstSentences.add(System.nanoTime() - turnStart);
+					}
+				}).doOnComplete(() -> {
+					latencies.add(System.nanoTime() - turnStart);
+					if (!this.reply.contentEquals(reply)) {
+						wrong.incrementAndGet();
+					}
+				}).onErrorResume((ex) -> {
+					wrong.incrementAndGet();
+					return Flux.empty();
+				});
+			}), concurrency).blockLast();
+		}
+
+		private void runCalls(int concurrency, int turns, ConcurrentLinkedQueue<Long> latencies, AtomicLong wrong)
+				throws InterruptedException {
 			ExecutorService callers = Callers.threadPerCaller(concurrency);
 			AtomicInteger remaining = new AtomicInteger(turns);
 			CountDownLatch done = new CountDownLatch(concurrency);
@@ -369,9 +405,15 @@ public final class ConcurrencyBenchmark {
 				callers.execute(() -> {
 					while (remaining.getAndDecrement() > 0) {
 						long turnStart = System.nanoTime();
-						String reply = this.chatClient.prompt().user("hello").call().content();
-						if (!BenchModels.CALLED_TEXT.equals(reply)) {
-							notTheModels.incrementAndGet();
+						String reply;
+						try {
+							reply = this.chatClient.prompt().user("hello").call().content();
+						}
+						catch (RuntimeException ex) {
+							reply = null;
+						}
+						if (!this.reply.equals(reply)) {
+							wrong.incrementAndGet();
 						}
 						latencies.add(System.nanoTime() - turnStart);
 					}
@@ -389,6 +431,48 @@ public final class ConcurrencyBenchmark {
 				return Double.NaN;
 			}
 			return sorted.get((int) Math.min(sorted.size() - 1, Math.floor(quantile * sorted.size()))) / 1e6;
+		}
+
+	}
+
+	/** Threads that keep the processors busy for the whole run. */
+	static final class Burners {
+
+		private final AtomicBoolean burning = new AtomicBoolean(true);
+
+		private final List<Thread> threads = new ArrayList<>();
+
+		Burners(int count) {
+			for (int i = 0; i < count; i++) {
+				Thread thread = new Thread(this::burn, "cpu-burner-" + i);
+				thread.setDaemon(true);
+				thread.start();
+				this.threads.add(thread);
+			}
+		}
+
+		private void burn() {
+			long x = 1;
+			while (this.burning.get()) {
+				x = x * 31 + 7;
+			}
+			if (x == 42) {
+				System.out.print("");
+			}
+		}
+
+		/** The CPU the burner threads used so far. */
+		long cpuNanos() {
+			ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+			long total = 0;
+			for (Thread thread : this.threads) {
+				total += Math.max(0, bean.getThreadCpuTime(thread.getId()));
+			}
+			return total;
+		}
+
+		void stop() {
+			this.burning.set(false);
 		}
 
 	}

@@ -8,8 +8,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.runtime.HookRegistry;
-import io.mantlehooks.runtime.HookRunner;
-import io.mantlehooks.runtime.HookWait;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -33,9 +31,8 @@ import org.springframework.core.task.AsyncTaskExecutor;
  * time is the chain's: plain Spring AI, the starter without hooks, six observers, one blocking or
  * asynchronous modify hook, hooks at every point, a hand-written {@code CallAdvisor}
  * doing the rewrite the hooks do, two advisors that only pass the turn on (what Spring
- * AI's chain charges per advisor), and a bare hand-off to the hook executor (the price of
- * one hop; {@code executorHopWaited} waits for it as the engine waits for hooks, spinning
- * briefly before it parks), and a modify hook that hangs (500 ms timeout) behind its open circuit breaker;
+ * AI's chain charges per advisor), a bare hand-off to the hook executor (the price of one
+ * hop), and a modify hook that hangs (500 ms timeout) behind its open circuit breaker;
  * hooks at every point with an observation registry, and with the turn console recording.
  * {@code call} is a {@code .call()} turn, {@code stream} a {@code .stream()}
  * turn of ten chunks; every reply is checked to be the model's.
@@ -52,8 +49,8 @@ import org.springframework.core.task.AsyncTaskExecutor;
 public class TurnBenchmark {
 
 	@Param({ "plain", "starterNoHooks", "observersOnly", "blockingHook", "asyncHook", "everyPoint",
-			"handWrittenAdvisor", "twoPassThroughAdvisors", "executorHop", "executorHopWaited", "hungHookOpenBreaker", "everyPointObserved",
-			"everyPointConsole", "idleChain", "observersOnlySpringToolAdvisor", "idleChainSpringToolAdvisor" })
+			"handWrittenAdvisor", "twoPassThroughAdvisors", "executorHop", "hungHookOpenBreaker", "everyPointObserved",
+			"everyPointConsole", "idleChain" })
 	public String variant;
 
 	private ConfigurableApplicationContext context;
@@ -62,8 +59,6 @@ public class TurnBenchmark {
 
 	private AsyncTaskExecutor executor;
 
-	private HookWait wait;
-
 	@Setup(Level.Trial)
 	public void setUp() {
 		BenchModels.Instant model = new BenchModels.Instant();
@@ -71,10 +66,10 @@ public class TurnBenchmark {
 			case "blockingHook" -> BenchHooks.BlockingRequestHook.class;
 			case "asyncHook" -> BenchHooks.AsyncRequestHook.class;
 			case "everyPoint", "everyPointObserved", "everyPointConsole" -> BenchHooks.EveryPoint.class;
-			case "observersOnly", "observersOnlySpringToolAdvisor" -> BenchHooks.Observers.class;
+			case "observersOnly" -> BenchHooks.Observers.class;
 			case "hungHookOpenBreaker" -> BenchHooks.HungRequestHook.class;
 			// the starter's whole chain, and a tool-result hook the turn never reaches
-			case "idleChain", "idleChainSpringToolAdvisor" -> BenchHooks.IdleToolObserver.class;
+			case "idleChain" -> BenchHooks.IdleToolObserver.class;
 			default -> null;
 		};
 		Map<String, Object> properties = new HashMap<>();
@@ -86,7 +81,6 @@ public class TurnBenchmark {
 		boolean observed = "everyPointObserved".equals(this.variant) || "everyPointConsole".equals(this.variant);
 		this.context = BenchApplication.start(model, hooks, properties, observed);
 		this.executor = this.context.getBean("mantleHookExecutor", AsyncTaskExecutor.class);
-		this.wait = this.context.getBean(HookRunner.class).getWait();
 		if ("hungHookOpenBreaker".equals(this.variant)) {
 			// the hung hook's breaker opened after it timed out on 20 turns: from now on the
 			// point's fail policy applies at once
@@ -97,13 +91,10 @@ public class TurnBenchmark {
 				.transitionToForcedOpenState();
 		}
 		this.chatClient = switch (this.variant) {
-			case "plain", "executorHop", "executorHopWaited" -> ChatClient.builder(model).build();
+			case "plain", "executorHop" -> ChatClient.builder(model).build();
 			case "handWrittenAdvisor" ->
 				ChatClient.builder(model).defaultAdvisors(new HandWrittenRewriteAdvisor()).build();
 			case "twoPassThroughAdvisors" -> ChatClient.builder(model).defaultAdvisors(PassThroughAdvisors.two()).build();
-			// the "lighter chain" (design notes, issue 21, thirteenth pass)
-			case "observersOnlySpringToolAdvisor", "idleChainSpringToolAdvisor" ->
-				BenchApplication.withSpringToolAdvisor(this.context, model);
 			default -> BenchApplication.chatClient(this.context);
 		};
 	}
@@ -117,9 +108,6 @@ public class TurnBenchmark {
 	public Object call() throws ExecutionException, InterruptedException {
 		if ("executorHop".equals(this.variant)) {
 			return CompletableFuture.supplyAsync(() -> "hop", this.executor).get();
-		}
-		if ("executorHopWaited".equals(this.variant)) {
-			return this.wait.get(CompletableFuture.supplyAsync(() -> "hop", this.executor));
 		}
 		return theModels(this.chatClient.prompt().user("my card is 4111").call().content(), BenchModels.CALLED_TEXT);
 	}

@@ -17,8 +17,8 @@ import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.HookThreadPool;
 import io.mantlehooks.runtime.HookTimeouts;
-import io.mantlehooks.runtime.HookWait;
 import io.mantlehooks.runtime.VirtualHookExecutor;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -28,13 +28,13 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.system.JavaVersion;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.MessageSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.AsyncTaskExecutor;
-import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 /**
  * Auto-configuration for mantle-hooks: discovers and validates hook methods at startup
@@ -99,7 +99,7 @@ public final class MantleHooksAutoConfiguration {
 			return null;
 		}
 		return new CircuitBreakerSettings(breaker.getFailureRateThreshold(), breaker.getMinimumNumberOfCalls(),
-				breaker.getSlidingWindowSize(), breaker.getWaitDurationInOpenState());
+				breaker.getSlidingWindowType(), breaker.getSlidingWindowSize(), breaker.getWaitDurationInOpenState());
 	}
 
 	private static Map<String, CircuitBreakerSettings> breakerPerHook(MantleHooksProperties properties) {
@@ -110,7 +110,8 @@ public final class MantleHooksAutoConfiguration {
 				.getHook()
 				.forEach((hook, settings) -> perHook.put(hook,
 						defaults.with(settings.getFailureRateThreshold(), settings.getMinimumNumberOfCalls(),
-								settings.getSlidingWindowSize(), settings.getWaitDurationInOpenState())));
+								settings.getSlidingWindowType(), settings.getSlidingWindowSize(),
+								settings.getWaitDurationInOpenState())));
 		}
 		return perHook;
 	}
@@ -127,7 +128,7 @@ public final class MantleHooksAutoConfiguration {
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<HookObservationConvention> convention, MantleHooksProperties properties) {
 		return new HookRunner(registry, executor, observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP),
-				convention.getIfUnique(), new HookWait(properties.getExecutor().getSpinWait()));
+				convention.getIfUnique());
 	}
 
 	private static void checkLimits(MantleHooksProperties properties) {
@@ -141,6 +142,9 @@ public final class MantleHooksAutoConfiguration {
 		if (properties.getMaxIterations() < 1) {
 			problems.add(positive("max-iterations", properties.getMaxIterations()));
 		}
+		if (properties.getExecutor().getPoolSize() < 1) {
+			problems.add(positive("executor.pool-size", properties.getExecutor().getPoolSize()));
+		}
 		if (!problems.isEmpty()) {
 			throw new HookDefinitionException(problems);
 		}
@@ -152,32 +156,32 @@ public final class MantleHooksAutoConfiguration {
 				"Set '" + property + "' to a positive number, or remove it to use the default.");
 	}
 
+	/**
+	 * The hook executor, on the kind of threads Spring Boot's
+	 * {@code spring.threads.virtual.enabled} chooses, as Boot's own task executor is: a
+	 * virtual thread per hook ({@link VirtualHookExecutor}), or a bounded pool of
+	 * platform threads with a queue ({@link HookThreadPool},
+	 * {@code mantle.hooks.executor.pool-size}). The runner restores each turn's context
+	 * on these threads itself.
+	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingBean(name = HOOK_EXECUTOR_BEAN_NAME)
 	static class HookExecutorConfiguration {
 
-		/**
-		 * Virtual threads on Java 21 and later (unless
-		 * {@code mantle.hooks.executor.virtual-threads=false}): a blocked hook then costs
-		 * no platform thread (while a hook that outlived its timeout still runs, tasks go
-		 * to platform threads; see {@link VirtualHookExecutor}). Otherwise a pool that
-		 * hands each task a thread rather than queueing it behind a slow hook; idle
-		 * threads go away after a minute. The runner restores each turn's context on
-		 * these threads itself.
-		 */
 		@Bean(name = HOOK_EXECUTOR_BEAN_NAME)
-		AsyncTaskExecutor mantleHookExecutor(MantleHooksProperties properties) {
-			if (properties.getExecutor().isVirtualThreads()
-					&& JavaVersion.getJavaVersion().isEqualOrNewerThan(JavaVersion.TWENTY_ONE)) {
-				return new VirtualHookExecutor(THREAD_NAME_PREFIX);
-			}
-			ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
-			executor.setThreadNamePrefix(THREAD_NAME_PREFIX);
-			executor.setCorePoolSize(0);
-			executor.setQueueCapacity(0);
-			executor.setKeepAliveSeconds(60);
-			executor.setDaemon(true);
-			return executor;
+		@ConditionalOnThreading(Threading.VIRTUAL)
+		@ConditionalOnBooleanProperty(name = MantleHooksProperties.CONFIG_PREFIX + ".executor.virtual-threads",
+				matchIfMissing = true)
+		VirtualHookExecutor mantleVirtualHookExecutor(MantleHooksProperties properties) {
+			checkLimits(properties);
+			return new VirtualHookExecutor(THREAD_NAME_PREFIX, properties.getExecutor().getPoolSize());
+		}
+
+		@Bean(name = HOOK_EXECUTOR_BEAN_NAME)
+		@ConditionalOnMissingBean(name = HOOK_EXECUTOR_BEAN_NAME)
+		HookThreadPool mantleHookExecutor(MantleHooksProperties properties) {
+			checkLimits(properties);
+			return new HookThreadPool(THREAD_NAME_PREFIX, properties.getExecutor().getPoolSize());
 		}
 
 	}

@@ -15,7 +15,6 @@ import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookRunner;
-import io.mantlehooks.runtime.VirtualHookExecutor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -204,7 +203,7 @@ public class MantleHooksEndpoint {
 		Limits limits = new Limits(this.properties.getObservers().getMaxConcurrent(),
 				this.properties.getModify().getMaxConcurrent(), this.properties.getMaxIterations(), breaker.isEnabled(),
 				new InFlight(this.runner.getObserversInFlight(), this.runner.getModifiersInFlight(),
-						VirtualHookExecutor.stragglers()));
+						this.runner.getAbandoned()));
 		return new HooksDescriptor(limits, points, agents);
 	}
 
@@ -274,8 +273,7 @@ public class MantleHooksEndpoint {
 	 * @param observe observe invocations
 	 * @param modify modify invocations
 	 * @param pastTimeout invocations abandoned after their timeout whose method still
-	 * runs, in this JVM; while there are any, hooks run on platform threads instead of
-	 * virtual ones
+	 * runs; their threads are replaced in the hook executor until they return
 	 */
 	public record InFlight(int observe, int modify, int pastTimeout) {
 	}

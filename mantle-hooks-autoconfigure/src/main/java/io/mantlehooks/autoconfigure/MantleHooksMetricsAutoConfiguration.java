@@ -6,11 +6,14 @@ import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedTimeLimiterMetrics;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
+import io.mantlehooks.observation.HookObservationContext;
 import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.transcript.TranscriptStore;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.observation.ObservationHandler;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,12 +25,14 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Meters of mantle-hooks beyond its observations, bound to every {@code MeterRegistry}
- * Spring Boot configures: the invocations in flight per lane, the transcript's failed and
- * pending database writes and, with {@code resilience4j-micrometer} on the class path,
- * the Resilience4j meters of the hooks' time limiters, bulkheads and circuit breakers
- * (unless Resilience4j's own Spring Boot starter binds its registries already).
+ * Spring Boot configures: the time each hook invocation waited for a thread
+ * ({@code mantle.hook.queued}), the invocations in flight per lane, the transcript's
+ * failed and pending database writes and, with {@code resilience4j-micrometer} on the
+ * class path, the Resilience4j meters of the hooks' time limiters, bulkheads and circuit
+ * breakers (unless Resilience4j's own Spring Boot starter binds its registries already).
  */
-@AutoConfiguration(after = { MantleHooksAutoConfiguration.class, MantleHooksStoresAutoConfiguration.class })
+@AutoConfiguration(after = { MantleHooksAutoConfiguration.class, MantleHooksStoresAutoConfiguration.class },
+		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
 @ConditionalOnClass(MeterBinder.class)
 @ConditionalOnBean(HookRunner.class)
 public final class MantleHooksMetricsAutoConfiguration {
@@ -68,6 +73,23 @@ public final class MantleHooksMetricsAutoConfiguration {
 					.register(registry);
 			}
 		};
+	}
+
+	/**
+	 * The {@code mantle.hook.queued} timer, when the application has a meter registry: an
+	 * observation handler only where something is measured, since any handler makes the
+	 * registry create every observation.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBean(MeterRegistry.class)
+	static class QueuedTimeConfiguration {
+
+		@Bean
+		ObservationHandler<HookObservationContext> mantleHookQueuedTimeHandler(
+				ObjectProvider<MeterRegistry> meterRegistry) {
+			return new HookQueuedTimeHandler(meterRegistry);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

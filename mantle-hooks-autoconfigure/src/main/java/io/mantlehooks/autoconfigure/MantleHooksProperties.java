@@ -9,10 +9,11 @@ import java.util.Map;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ai.model.UnhookedCallPolicy;
-import io.mantlehooks.runtime.HookWait;
+import io.mantlehooks.runtime.CircuitBreakerSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.util.Assert;
 
 /**
@@ -281,40 +282,42 @@ public class MantleHooksProperties {
 	 */
 	public static class Executor {
 
+		/** The default of {@code pool-size}. */
+		public static final int DEFAULT_POOL_SIZE = 200;
+
 		/**
-		 * Whether hooks run on virtual threads on Java 21 and later; platform threads are
-		 * used on Java 17 or when false.
+		 * Platform threads that run hooks at once; further hooks wait in a queue, and
+		 * that wait never counts against their timeouts. Sized for hooks that block (a
+		 * call to a moderation service); virtual threads ignore it.
+		 */
+		private int poolSize = DEFAULT_POOL_SIZE;
+
+		/**
+		 * Whether hooks may run on virtual threads when Spring Boot's
+		 * spring.threads.virtual.enabled is true.
 		 */
 		private boolean virtualThreads = true;
 
-		/**
-		 * How long a turn's thread spins, waiting for a hook it awaits (a modify hook in
-		 * .call(), a tool-result or knowledge hook), before it parks: a hook that answers
-		 * within it saves the park and wake-up. A tool batch's result-hook thread spins
-		 * as long for the batch's next result before it goes back to the executor. At
-		 * most half the processors spin at once, none on one processor; 0 parks at once
-		 * and keeps no thread. At most 1ms.
-		 */
-		private Duration spinWait = HookWait.DEFAULT_SPIN;
+		public int getPoolSize() {
+			return this.poolSize;
+		}
 
+		public void setPoolSize(int poolSize) {
+			this.poolSize = poolSize;
+		}
+
+		@DeprecatedConfigurationProperty(replacement = "spring.threads.virtual.enabled",
+				reason = "Hooks follow Spring Boot's switch for virtual threads. This property can only turn them "
+						+ "off for hooks while the switch is on.",
+				since = "0.1.0")
+		@Deprecated(since = "0.1.0")
 		public boolean isVirtualThreads() {
 			return this.virtualThreads;
 		}
 
+		@Deprecated(since = "0.1.0")
 		public void setVirtualThreads(boolean virtualThreads) {
 			this.virtualThreads = virtualThreads;
-		}
-
-		public Duration getSpinWait() {
-			return this.spinWait;
-		}
-
-		public void setSpinWait(Duration spinWait) {
-			Assert.notNull(spinWait, "mantle.hooks.executor.spin-wait must be a duration (0 parks at once)");
-			Assert.isTrue(HookWait.isAllowed(spinWait),
-					() -> "mantle.hooks.executor.spin-wait must be between 0 and 1ms, but was "
-							+ spinWait.toNanos() / 1000 + "us");
-			this.spinWait = spinWait;
 		}
 
 	}
@@ -343,14 +346,22 @@ public class MantleHooksProperties {
 		private int minimumNumberOfCalls = 20;
 
 		/**
-		 * Number of recent calls the failure rate is computed over.
+		 * Whether the failure rate is computed over the calls of the last
+		 * sliding-window-size seconds (time-based) or over the last sliding-window-size
+		 * calls (count-based).
 		 */
-		private int slidingWindowSize = 50;
+		private CircuitBreakerSettings.SlidingWindowType slidingWindowType = CircuitBreakerSettings.SlidingWindowType.TIME_BASED;
+
+		/**
+		 * Size of the window the failure rate is computed over: seconds when time-based,
+		 * calls when count-based.
+		 */
+		private int slidingWindowSize = 60;
 
 		/**
 		 * How long an open breaker skips its hook before it lets probe calls through.
 		 */
-		private Duration waitDurationInOpenState = Duration.ofSeconds(30);
+		private Duration waitDurationInOpenState = Duration.ofSeconds(10);
 
 		/**
 		 * Settings per hook, keyed "beanName.methodName" (write the key in brackets:
@@ -380,6 +391,14 @@ public class MantleHooksProperties {
 
 		public void setMinimumNumberOfCalls(int minimumNumberOfCalls) {
 			this.minimumNumberOfCalls = minimumNumberOfCalls;
+		}
+
+		public CircuitBreakerSettings.SlidingWindowType getSlidingWindowType() {
+			return this.slidingWindowType;
+		}
+
+		public void setSlidingWindowType(CircuitBreakerSettings.SlidingWindowType slidingWindowType) {
+			this.slidingWindowType = slidingWindowType;
 		}
 
 		public int getSlidingWindowSize() {
@@ -424,7 +443,12 @@ public class MantleHooksProperties {
 		private @Nullable Integer minimumNumberOfCalls;
 
 		/**
-		 * Number of recent calls this hook's failure rate is computed over.
+		 * Whether this hook's window is time-based or count-based.
+		 */
+		private CircuitBreakerSettings.@Nullable SlidingWindowType slidingWindowType;
+
+		/**
+		 * Size of this hook's window: seconds when time-based, calls when count-based.
 		 */
 		private @Nullable Integer slidingWindowSize;
 
@@ -447,6 +471,14 @@ public class MantleHooksProperties {
 
 		public void setMinimumNumberOfCalls(@Nullable Integer minimumNumberOfCalls) {
 			this.minimumNumberOfCalls = minimumNumberOfCalls;
+		}
+
+		public CircuitBreakerSettings.@Nullable SlidingWindowType getSlidingWindowType() {
+			return this.slidingWindowType;
+		}
+
+		public void setSlidingWindowType(CircuitBreakerSettings.@Nullable SlidingWindowType slidingWindowType) {
+			this.slidingWindowType = slidingWindowType;
 		}
 
 		public @Nullable Integer getSlidingWindowSize() {

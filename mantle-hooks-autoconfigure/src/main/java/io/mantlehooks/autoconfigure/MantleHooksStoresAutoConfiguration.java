@@ -29,9 +29,10 @@ import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.jdbc.init.PlatformPlaceholderDatabaseDriverResolver;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.sql.init.DatabaseInitializationSettings;
-import org.springframework.boot.system.JavaVersion;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
@@ -64,7 +65,7 @@ public final class MantleHooksStoresAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(MantleHooksProperties.CONFIG_PREFIX + ".transcript.enabled")
 	TranscriptStore mantleTranscriptStore(MantleHooksProperties properties, ObjectProvider<DataSource> dataSource,
-			CircuitBreakerRegistry breakers, TimeLimiterRegistry timeLimiters) {
+			CircuitBreakerRegistry breakers, TimeLimiterRegistry timeLimiters, Environment environment) {
 		DataSource database = database(properties.getTranscript().getStore(), dataSource, "transcript.store");
 		if (database == null) {
 			return new InMemoryTranscriptStore();
@@ -72,7 +73,7 @@ public final class MantleHooksStoresAutoConfiguration {
 		checkQueueCapacity(properties.getTranscript().getQueueCapacity());
 		Duration timeout = queryTimeout(properties);
 		StoreGuard guard = new StoreGuard(StoreGuard.TRANSCRIPT, "transcript store", timeout, breakers, timeLimiters,
-				storeExecutor(properties));
+				storeExecutor(environment));
 		ThreadPoolTaskExecutor writers = new ThreadPoolTaskExecutor();
 		writers.setThreadNamePrefix("mantle-transcript-");
 		writers.setCorePoolSize(TRANSCRIPT_WRITERS);
@@ -87,28 +88,26 @@ public final class MantleHooksStoresAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ApprovalStore mantleApprovalStore(MantleHooksProperties properties, ObjectProvider<DataSource> dataSource,
-			CircuitBreakerRegistry breakers, TimeLimiterRegistry timeLimiters) {
+			CircuitBreakerRegistry breakers, TimeLimiterRegistry timeLimiters, Environment environment) {
 		DataSource database = database(properties.getApprovals().getStore(), dataSource, "approvals.store");
 		if (database == null) {
 			return new InMemoryApprovalStore();
 		}
 		Duration timeout = queryTimeout(properties);
 		return new GuardedApprovalStore(JdbcStores.approvals(database, timeout), new StoreGuard(StoreGuard.APPROVALS,
-				"approval store", timeout, breakers, timeLimiters, storeExecutor(properties)));
+				"approval store", timeout, breakers, timeLimiters, storeExecutor(environment)));
 	}
 
 	/**
 	 * The threads database store calls run on, so that a caller stops waiting at the time
-	 * limit: virtual threads when the hooks use them; else a thread per call (an
-	 * abandoned call holds its thread until the driver gives up).
+	 * limit: virtual threads when Spring Boot's spring.threads.virtual.enabled is on;
+	 * else a thread per call (an abandoned call holds its thread until the driver gives
+	 * up).
 	 */
-	private static AsyncTaskExecutor storeExecutor(MantleHooksProperties properties) {
+	private static AsyncTaskExecutor storeExecutor(Environment environment) {
 		SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("mantle-store-");
 		executor.setDaemon(true);
-		if (properties.getExecutor().isVirtualThreads()
-				&& JavaVersion.getJavaVersion().isEqualOrNewerThan(JavaVersion.TWENTY_ONE)) {
-			executor.setVirtualThreads(true);
-		}
+		executor.setVirtualThreads(Threading.VIRTUAL.isActive(environment));
 		return executor;
 	}
 

@@ -17,6 +17,9 @@ import org.jspecify.annotations.Nullable;
  * @param startMs when it was handed to the executor, from the turn's start
  * @param durationMs how long until its outcome was known; for a segmented reply the sum
  * of its invocations' durations
+ * @param queuedMs how much of that it waited for a thread before its method started: the
+ * machine's time, not counted against the hook's timeout; for a segmented reply the sum
+ * of its invocations' waits
  * @param outcome {@code proceeded}, {@code rejected}, {@code retried}, {@code timeout},
  * {@code crash}, ...; for a segmented reply {@code rejected} when a segment was, else the
  * worst of its invocations'
@@ -31,8 +34,8 @@ import org.jspecify.annotations.Nullable;
  * from 1; {@code null} (and left out of the JSON) for every other row (see
  * {@link ModelCallAttempts})
  */
-public record RecordedHook(String point, String lane, String hook, double startMs, double durationMs, String outcome,
-		@Nullable String before, @Nullable String after,
+public record RecordedHook(String point, String lane, String hook, double startMs, double durationMs, double queuedMs,
+		String outcome, @Nullable String before, @Nullable String after,
 		@JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Segments segments,
 		@JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Integer attempt) {
 
@@ -43,13 +46,14 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 * @param hook {@code beanName.methodName}
 	 * @param startMs when it was handed to the executor, from the turn's start
 	 * @param durationMs how long until its outcome was known
+	 * @param queuedMs how much of that it waited for a thread
 	 * @param outcome its outcome
 	 * @param before the payload's text before a modify hook
 	 * @param after the payload's text the modify hook proceeded with
 	 */
-	public RecordedHook(String point, String lane, String hook, double startMs, double durationMs, String outcome,
-			@Nullable String before, @Nullable String after) {
-		this(point, lane, hook, startMs, durationMs, outcome, before, after, null, null);
+	public RecordedHook(String point, String lane, String hook, double startMs, double durationMs, double queuedMs,
+			String outcome, @Nullable String before, @Nullable String after) {
+		this(point, lane, hook, startMs, durationMs, queuedMs, outcome, before, after, null, null);
 	}
 
 	/**
@@ -59,14 +63,15 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 * @param hook {@code beanName.methodName}, or the names of a segmented reply's hooks
 	 * @param startMs when it was handed to the executor, from the turn's start
 	 * @param durationMs how long until its outcome was known
+	 * @param queuedMs how much of that it waited for a thread
 	 * @param outcome its outcome
 	 * @param before the payload's text before a modify hook
 	 * @param after the payload's text the modify hook proceeded with
 	 * @param segments the invocations of a reply streamed in segments
 	 */
-	public RecordedHook(String point, String lane, String hook, double startMs, double durationMs, String outcome,
-			@Nullable String before, @Nullable String after, @Nullable Segments segments) {
-		this(point, lane, hook, startMs, durationMs, outcome, before, after, segments, null);
+	public RecordedHook(String point, String lane, String hook, double startMs, double durationMs, double queuedMs,
+			String outcome, @Nullable String before, @Nullable String after, @Nullable Segments segments) {
+		this(point, lane, hook, startMs, durationMs, queuedMs, outcome, before, after, segments, null);
 	}
 
 	/**
@@ -75,8 +80,8 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 * @return the labelled row
 	 */
 	public RecordedHook withAttempt(int attempt) {
-		return new RecordedHook(this.point, this.lane, this.hook, this.startMs, this.durationMs, this.outcome,
-				this.before, this.after, this.segments, attempt);
+		return new RecordedHook(this.point, this.lane, this.hook, this.startMs, this.durationMs, this.queuedMs,
+				this.outcome, this.before, this.after, this.segments, attempt);
 	}
 
 	/**
@@ -85,8 +90,8 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 * @return the row without texts
 	 */
 	public RecordedHook withoutText() {
-		return new RecordedHook(this.point, this.lane, this.hook, this.startMs, this.durationMs, this.outcome, null,
-				null, (this.segments != null) ? this.segments.withoutText() : null, this.attempt);
+		return new RecordedHook(this.point, this.lane, this.hook, this.startMs, this.durationMs, this.queuedMs,
+				this.outcome, null, null, (this.segments != null) ? this.segments.withoutText() : null, this.attempt);
 	}
 
 	/**
@@ -120,17 +125,18 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 * @param hook {@code beanName.methodName}
 	 * @param startMs when it was handed to the executor, from the turn's start
 	 * @param durationMs how long until its outcome was known
+	 * @param queuedMs how much of that it waited for a thread
 	 * @param outcome its outcome
 	 * @param before the segment's text before the hook, only with
 	 * {@code mantle.hooks.console.include-text=true}
 	 * @param after the segment's text the hook proceeded with, likewise
 	 */
 	public record Segment(int segment, boolean finalSegment, String hook, double startMs, double durationMs,
-			String outcome, @Nullable String before, @Nullable String after) {
+			double queuedMs, String outcome, @Nullable String before, @Nullable String after) {
 
 		Segment withoutText() {
-			return new Segment(this.segment, this.finalSegment, this.hook, this.startMs, this.durationMs, this.outcome,
-					null, null);
+			return new Segment(this.segment, this.finalSegment, this.hook, this.startMs, this.durationMs, this.queuedMs,
+					this.outcome, null, null);
 		}
 
 	}

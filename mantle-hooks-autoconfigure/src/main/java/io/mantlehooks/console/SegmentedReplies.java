@@ -166,25 +166,28 @@ final class SegmentedReplies {
 				this.rejected = segment;
 			}
 			this.invocations.add(new RecordedHook.Segment(segment, finalSegment, hook.hook(), hook.startMs(),
-					hook.durationMs(), hook.outcome(), hook.before(), hook.after()));
+					hook.durationMs(), hook.queuedMs(), hook.outcome(), hook.before(), hook.after()));
 		}
 
 		RecordedHook row(boolean includeText) {
 			RecordedHook.Segment first = this.invocations.get(0);
 			double total = 0;
+			double queued = 0;
 			String outcome = PROCEEDED;
 			Set<Integer> segments = new TreeSet<>();
 			Set<String> names = new LinkedHashSet<>();
 			for (RecordedHook.Segment invocation : this.invocations) {
 				total += invocation.durationMs();
+				queued += invocation.queuedMs();
 				outcome = worse(outcome, invocation.outcome());
 				segments.add(invocation.segment());
 				names.add(invocation.hook());
 			}
 			String retracted = (this.rejected != null && includeText) ? shownBefore(this.rejected) : null;
 			return new RecordedHook("outgoing-text", "modify", String.join(", ", names), first.startMs(),
-					Math.round(total * 100) / 100.0, outcome, null, null, new RecordedHook.Segments(segments.size(),
-							this.rejected, retracted, List.copyOf(this.invocations)));
+					Math.round(total * 100) / 100.0, Math.round(queued * 100) / 100.0, outcome, null, null,
+					new RecordedHook.Segments(segments.size(), this.rejected, retracted,
+							List.copyOf(this.invocations)));
 		}
 
 		/**

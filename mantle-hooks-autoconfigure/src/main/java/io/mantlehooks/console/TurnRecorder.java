@@ -197,8 +197,8 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 			}
 			boolean modify = "modify".equals(hook.getLane());
 			RecordedHook recorded = new RecordedHook(hook.getPoint().configName(), hook.getLane(), hook.getHookName(),
-					millis(started - this.startNanos), millis(stopped - started), hook.getOutcome(),
-					(includeText && modify) ? PayloadText.of(hook.getInput()) : null,
+					millis(started - this.startNanos), millis(stopped - started), millis(hook.getQueued().toNanos()),
+					hook.getOutcome(), (includeText && modify) ? PayloadText.of(hook.getInput()) : null,
 					(includeText && modify) ? PayloadText.of(hook.getOutput()) : null);
 			// the segment is no text: it is read with or without include-text
 			boolean outgoingModify = modify && hook.getPoint() == HookPoint.OUTGOING_TEXT;

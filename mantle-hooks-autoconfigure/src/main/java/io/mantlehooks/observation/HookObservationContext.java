@@ -1,5 +1,7 @@
 package io.mantlehooks.observation;
 
+import java.time.Duration;
+
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
 import io.micrometer.observation.Observation;
@@ -27,6 +29,8 @@ public class HookObservationContext extends Observation.Context {
 	private @Nullable Object input;
 
 	private @Nullable Object output;
+
+	private Duration queued = Duration.ZERO;
 
 	/**
 	 * Create a context.
@@ -143,6 +147,24 @@ public class HookObservationContext extends Observation.Context {
 	 */
 	public void setOutput(@Nullable Object output) {
 		this.output = output;
+	}
+
+	/**
+	 * Return how long the invocation waited for a thread before its method started: the
+	 * machine's time, never counted against the hook's timeout.
+	 * @return the wait, {@link Duration#ZERO} for an invocation that never ran
+	 */
+	public Duration getQueued() {
+		return this.queued;
+	}
+
+	/**
+	 * Set how long the invocation waited for a thread before its method started.
+	 * @param queued the wait
+	 */
+	public void setQueued(Duration queued) {
+		Assert.notNull(queued, "'queued' must not be null");
+		this.queued = queued;
 	}
 
 }

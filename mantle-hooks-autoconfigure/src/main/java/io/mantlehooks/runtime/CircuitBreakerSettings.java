@@ -8,38 +8,51 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The circuit breaker of a modify hook: a count-based sliding window of its last
- * invocations; when at least {@code minimumNumberOfCalls} were recorded and the share of
- * failures (crash, timeout, invalid return) reaches {@code failureRateThreshold} percent,
- * the breaker opens and the point's fail policy applies at once, without calling the
- * hook, for {@code waitDurationInOpenState}; then a few probe calls decide whether it
- * closes again (Resilience4j's half-open state).
+ * The circuit breaker of a modify hook: a sliding window of its recent invocations; when
+ * at least {@code minimumNumberOfCalls} were recorded and the share of failures (crash,
+ * timeout, invalid return) reaches {@code failureRateThreshold} percent, the breaker
+ * opens and the point's fail policy applies at once, without calling the hook, for
+ * {@code waitDurationInOpenState}; then a few probe calls decide whether it closes again
+ * (Resilience4j's half-open state).
+ * <p>
+ * The defaults are chosen for a guardrail, where an open breaker means error replies (a
+ * fail-closed point) or a skipped check (a fail-open point) for every turn: the window is
+ * a minute of calls, not a count, so a few seconds of failures (a stall that timed out
+ * every hook running at that moment) are a small share of a busy hook's window and open
+ * nothing, while a dependency that keeps failing opens it; and an open breaker probes
+ * again after ten seconds.
  *
  * @param failureRateThreshold the failure rate, in percent, that opens the breaker
  * @param minimumNumberOfCalls the calls recorded before the rate is computed
- * @param slidingWindowSize the number of recent calls the rate is computed over
+ * @param slidingWindowType whether the window is a time span or a number of calls
+ * @param slidingWindowSize the window: seconds when time-based, calls when count-based
  * @param waitDurationInOpenState how long the breaker stays open before probing
  */
-public record CircuitBreakerSettings(float failureRateThreshold, int minimumNumberOfCalls, int slidingWindowSize,
-		Duration waitDurationInOpenState) {
+public record CircuitBreakerSettings(float failureRateThreshold, int minimumNumberOfCalls,
+		SlidingWindowType slidingWindowType, int slidingWindowSize, Duration waitDurationInOpenState) {
 
-	/** The defaults: 50 %, 20 calls, a window of 50, 30 seconds open. */
-	public static final CircuitBreakerSettings DEFAULTS = new CircuitBreakerSettings(50, 20, 50,
-			Duration.ofSeconds(30));
+	/**
+	 * The defaults: 50 %, 20 calls, a window of the last 60 seconds, 10 seconds open.
+	 */
+	public static final CircuitBreakerSettings DEFAULTS = new CircuitBreakerSettings(50, 20,
+			SlidingWindowType.TIME_BASED, 60, Duration.ofSeconds(10));
 
 	/**
 	 * Return these settings with the given values where they are not {@code null}.
 	 * @param failureRateThreshold the failure rate, or {@code null} to keep this one
 	 * @param minimumNumberOfCalls the minimum calls, or {@code null} to keep
+	 * @param slidingWindowType the kind of window, or {@code null} to keep
 	 * @param slidingWindowSize the window, or {@code null} to keep
 	 * @param waitDurationInOpenState the open duration, or {@code null} to keep
 	 * @return the merged settings
 	 */
 	public CircuitBreakerSettings with(@Nullable Float failureRateThreshold, @Nullable Integer minimumNumberOfCalls,
-			@Nullable Integer slidingWindowSize, @Nullable Duration waitDurationInOpenState) {
+			@Nullable SlidingWindowType slidingWindowType, @Nullable Integer slidingWindowSize,
+			@Nullable Duration waitDurationInOpenState) {
 		return new CircuitBreakerSettings(
 				(failureRateThreshold != null) ? failureRateThreshold : this.failureRateThreshold,
 				(minimumNumberOfCalls != null) ? minimumNumberOfCalls : this.minimumNumberOfCalls,
+				(slidingWindowType != null) ? slidingWindowType : this.slidingWindowType,
 				(slidingWindowSize != null) ? slidingWindowSize : this.slidingWindowSize,
 				(waitDurationInOpenState != null) ? waitDurationInOpenState : this.waitDurationInOpenState);
 	}
@@ -59,14 +72,17 @@ public record CircuitBreakerSettings(float failureRateThreshold, int minimumNumb
 			problems.add(problem(prefix + ".minimum-number-of-calls", String.valueOf(this.minimumNumberOfCalls),
 					"at least 1", "20"));
 		}
+		if (this.slidingWindowType == null) {
+			problems.add(problem(prefix + ".sliding-window-type", "null", "time-based or count-based", "time-based"));
+		}
 		if (this.slidingWindowSize < 1) {
 			problems.add(problem(prefix + ".sliding-window-size", String.valueOf(this.slidingWindowSize), "at least 1",
-					"50"));
+					"60"));
 		}
 		if (this.waitDurationInOpenState == null || this.waitDurationInOpenState.isNegative()
 				|| this.waitDurationInOpenState.isZero()) {
 			problems.add(problem(prefix + ".wait-duration-in-open-state", String.valueOf(this.waitDurationInOpenState),
-					"a positive duration", "30s"));
+					"a positive duration", "10s"));
 		}
 		return problems;
 	}
@@ -80,12 +96,27 @@ public record CircuitBreakerSettings(float failureRateThreshold, int minimumNumb
 		return CircuitBreakerConfig.custom()
 			.failureRateThreshold(this.failureRateThreshold)
 			.minimumNumberOfCalls(this.minimumNumberOfCalls)
-			.slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+			.slidingWindowType((this.slidingWindowType == SlidingWindowType.TIME_BASED)
+					? CircuitBreakerConfig.SlidingWindowType.TIME_BASED
+					: CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
 			.slidingWindowSize(this.slidingWindowSize)
 			.waitDurationInOpenState(this.waitDurationInOpenState)
 			// slow calls are already timeouts, counted as failures
 			.slowCallRateThreshold(100)
 			.build();
+	}
+
+	/**
+	 * What a breaker's sliding window holds.
+	 */
+	public enum SlidingWindowType {
+
+		/** The calls of the last {@code sliding-window-size} seconds. */
+		TIME_BASED,
+
+		/** The last {@code sliding-window-size} calls. */
+		COUNT_BASED
+
 	}
 
 }

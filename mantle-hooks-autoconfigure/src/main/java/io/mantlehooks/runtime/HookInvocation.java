@@ -3,42 +3,36 @@ package io.mantlehooks.runtime;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One call of a hook method on the hook executor, under the hook's timeout (watched by
- * {@link HookDeadlines}). The outcome future completes with what the method returned (for
- * an asynchronous hook: what its stage or {@code Mono} produced), with what it threw
- * (anything, {@code Error}s included), or with a {@link TimeoutException} when the
- * timeout passed first; then a blocking hook's thread is interrupted and an asynchronous
- * hook's stage cancelled. A modify hook's timeout counts from the moment it is handed to
- * the executor (the turn waits for it, so its wait for a thread counts too); an observe
- * hook's counts from the moment a thread starts it (nobody waits for it, and on a
- * saturated machine it should still run rather than time out unstarted, so that turn
- * started and turn finished observers always see their pair).
+ * One call of a hook method, handed to the hook executor and bounded by the hook's
+ * timeout. The timeout counts from the moment the method starts running: time spent
+ * waiting for a thread is the machine's, never the hook's. A deadline is scheduled then
+ * and cancelled when the hook ends. The outcome future completes with what the method
+ * returned (for an asynchronous hook: what its stage or {@code Mono} produced), with what
+ * it threw (anything, {@code Error}s included), or with a {@link TimeoutException} when
+ * the deadline came first; then a blocking hook's thread is interrupted and an
+ * asynchronous hook's stage cancelled.
  * <p>
  * The invocation counts as finished (and its hook is told so, once) only when the hook
  * has really stopped: its thread is free again and its stage, if any, has completed or
  * been cancelled. A hook that ignores interrupts therefore keeps counting against its
- * lane's limit until it returns.
- * <p>
- * An observer's invocation reports its end to an {@link Ending} given when it is made,
- * called by whichever thread completes the outcome, rather than through a dependent of
- * the outcome future: nobody else waits for an observer, and a dependent is two objects
- * and a stack push per observer and turn.
+ * lane's limit until it returns, and its thread is replaced in the executor meanwhile
+ * ({@link HookExecutor#abandoned}).
  */
-final class HookInvocation implements Runnable, ObserverQueue.Task {
+final class HookInvocation implements Runnable {
 
 	private static final Log logger = LogFactory.getLog(HookInvocation.class);
-
-	private static final AtomicIntegerFieldUpdater<HookInvocation> UNSETTLED = AtomicIntegerFieldUpdater
-		.newUpdater(HookInvocation.class, "unsettled");
 
 	private final HookMethod hook;
 
@@ -46,123 +40,97 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 
 	private final HookScope scope;
 
-	private final HookDeadlines deadlines;
+	private final ScheduledExecutorService timer;
+
+	private final @Nullable HookExecutor executor;
 
 	private final CompletableFuture<@Nullable Object> outcome = new CompletableFuture<>();
 
-	private final @Nullable Ending ending;
-
 	/** Thread and stage still to settle: 2 for an asynchronous hook, 1 otherwise. */
-	private volatile int unsettled;
+	private final AtomicInteger unsettled;
 
-	/** When the timeout passes, in {@link System#nanoTime()}: set once it counts. */
-	private long deadline;
+	/** When the invocation was handed to the executor, in {@link System#nanoTime()}. */
+	private long handedOff;
+
+	/** How long it waited for a thread; {@code -1} until it started. */
+	private volatile long queuedNanos = -1;
+
+	/**
+	 * When the method started, in {@link System#nanoTime()}; valid once {@link #invoked}.
+	 */
+	private volatile long started;
 
 	/** Whether the method was called: its stage, if any, is settled from there on. */
-	private boolean invoked;
+	private volatile boolean invoked;
 
+	/** The thread that runs the method, while it does. */
 	private @Nullable Thread thread;
 
 	/** Whether the method still ran when the timeout abandoned it. */
-	private boolean straggling;
+	private boolean abandoned;
 
 	/** Whether the abandoned invocation holds a permit of its hook's bulkhead. */
 	private boolean heldPermit;
 
+	private volatile @Nullable Future<?> deadline;
+
 	private volatile @Nullable CompletableFuture<?> stage;
 
-	private HookInvocation(HookMethod hook, Object payload, HookScope scope, HookDeadlines deadlines,
-			@Nullable Ending ending) {
+	HookInvocation(HookMethod hook, Object payload, HookScope scope, ScheduledExecutorService timer,
+			@Nullable HookExecutor executor) {
 		this.hook = hook;
 		this.payload = payload;
 		this.scope = scope;
-		this.deadlines = deadlines;
-		this.ending = ending;
-		this.unsettled = (hook.style() == InvocationStyle.BLOCKING) ? 1 : 2;
-	}
-
-	/**
-	 * Start the hook on the executor and return its invocation, whose {@link #outcome()}
-	 * completes as described above.
-	 */
-	static HookInvocation start(HookMethod hook, Object payload, HookScope scope, Executor executor,
-			HookDeadlines deadlines) {
-		HookInvocation invocation = new HookInvocation(hook, payload, scope, deadlines, null);
-		// a modify hook's timeout counts from now
-		invocation.deadline = System.nanoTime() + hook.timeout().toNanos();
-		deadlines.watch(invocation);
-		invocation.submit(executor);
-		return invocation;
-	}
-
-	/**
-	 * Make an observer's invocation, for a thread that {@link #run(HookDeadlines.Slot)
-	 * runs} it later; its timeout counts from then.
-	 * @param ending what to tell when the outcome completes, once
-	 */
-	static HookInvocation observer(HookMethod observer, Object payload, HookScope scope, HookDeadlines deadlines,
-			Ending ending) {
-		return new HookInvocation(observer, payload, scope, deadlines, ending);
+		this.timer = timer;
+		this.executor = executor;
+		this.unsettled = new AtomicInteger((hook.style() == InvocationStyle.BLOCKING) ? 1 : 2);
 	}
 
 	/**
 	 * Hand the invocation to an executor; when it refuses, the outcome is that refusal.
+	 * @param executor the executor
 	 */
-	private void submit(Executor executor) {
+	void submit(Executor executor) {
+		this.handedOff = System.nanoTime();
 		try {
 			executor.execute(this);
 		}
 		catch (RejectedExecutionException ex) {
-			reject(ex);
+			fail(ex);
+			settleAll();
 		}
 	}
 
 	/**
-	 * The executor refused the invocation: that is its outcome, and it never runs.
+	 * Return the future of what the hook produced.
+	 * @return the outcome, which never completes before the method was called
 	 */
-	@Override
-	public void reject(RejectedExecutionException ex) {
-		fail(ex);
-		settleAll();
-	}
-
 	CompletableFuture<@Nullable Object> outcome() {
 		return this.outcome;
-	}
-
-	/**
-	 * The timeout passed: count the hook as a straggler if its method still runs, then
-	 * complete the outcome (so a late return is never used), then abandon it. Counting
-	 * first means the executor already knows about the straggler when the waiting side
-	 * continues: the outcome's dependents run while it completes, before the abandon. An
-	 * outcome that completed first (the hook returned just in time) is not abandoned.
-	 * <p>
-	 * It never throws: what abandoning throws (a stage whose cancellation runs the
-	 * application's code) is logged, since the deadline sweep that calls this would
-	 * otherwise end, and every later timeout with it.
-	 */
-	void timeOut() {
-		try {
-			markStraggling();
-			if (fail(new TimeoutException("Hook '" + this.hook.name() + "' timed out"))) {
-				abandon();
-			}
-		}
-		catch (Throwable ex) {
-			logFailure("Timing out hook '" + this.hook.name() + "' failed", ex);
-		}
 	}
 
 	HookMethod hook() {
 		return this.hook;
 	}
 
+	HookScope scope() {
+		return this.scope;
+	}
+
 	/**
-	 * Return when the timeout passes, in {@link System#nanoTime()}; for an observer, set
-	 * when a thread starts it.
+	 * Return how long the invocation waited for a thread before its method started.
+	 * @return the wait in nanoseconds, {@code 0} when it never started (refused)
 	 */
-	long deadline() {
-		return this.deadline;
+	long queuedNanos() {
+		return Math.max(this.queuedNanos, 0);
+	}
+
+	/**
+	 * Return how long the hook has run: from the start of its method until now.
+	 * @return the time in nanoseconds, {@code 0} when the method never started
+	 */
+	long ranNanos() {
+		return this.invoked ? System.nanoTime() - this.started : 0;
 	}
 
 	/**
@@ -173,47 +141,18 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 		return this.thread == Thread.currentThread();
 	}
 
-	/**
-	 * Run a modify hook's invocation, watched since it was {@link #start started}.
-	 */
 	@Override
 	public void run() {
-		runWatched();
-	}
-
-	/**
-	 * Run an observer's invocation on a thread that watches what it runs through the
-	 * slot: its timeout counts from now.
-	 */
-	@Override
-	public void run(HookDeadlines.Slot slot) {
-		this.deadline = System.nanoTime() + this.hook.timeout().toNanos();
-		slot.watch(this);
-		runWatched();
-	}
-
-	private void runWatched() {
-		boolean timedOutUnstarted;
+		this.queuedNanos = System.nanoTime() - this.handedOff;
 		synchronized (this) {
-			// checked under the lock that abandonThread takes: a timeout either sees
-			// this thread (and interrupts and counts it) or is seen here
-			timedOutUnstarted = this.outcome.isDone();
-			if (!timedOutUnstarted) {
-				this.thread = Thread.currentThread();
-			}
-		}
-		if (timedOutUnstarted) {
-			// timed out before a thread was free to run it
-			settleAll();
-			return;
+			this.thread = Thread.currentThread();
 		}
 		try {
 			this.scope.runHook(this.hook.name(), this::invoke);
 		}
 		catch (Throwable ex) {
 			// the turn's context could not be entered or left (a thread-local accessor
-			// or the binding threw): that is the outcome, unless the hook's came first,
-			// so an observer whose drain moves on is not left unwatched and unreported
+			// or the binding threw): that is the outcome, unless the hook's came first
 			fail(ex);
 			if (!this.invoked) {
 				settleStage();
@@ -222,10 +161,12 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 		finally {
 			synchronized (this) {
 				this.thread = null;
-				if (this.straggling) {
-					this.straggling = false;
-					VirtualHookExecutor.caughtUp();
+				if (this.abandoned) {
+					this.abandoned = false;
 					this.hook.caughtUp(this.heldPermit);
+					if (this.executor != null) {
+						this.executor.returned(Thread.currentThread());
+					}
 				}
 			}
 			// a timeout's interrupt must not leak into the executor's next task
@@ -235,8 +176,17 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 	}
 
 	private void invoke() {
-		this.invoked = true;
+		// the hook's own time starts here
 		long started = System.nanoTime();
+		this.started = started;
+		this.invoked = true;
+		try {
+			this.deadline = this.timer.schedule(this::timeOut, this.hook.timeout().toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// the runner closed while this hook waited for a thread: it still runs (an
+			// observer of the last turns sees its payload), without a deadline
+		}
 		Object returned;
 		try {
 			returned = this.hook.invoke(this.payload);
@@ -267,19 +217,7 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 			settleStage();
 			return;
 		}
-		if (future.isDone()) {
-			// a stage that is already complete costs what a blocking hook does: no
-			// callback to register, nothing to cancel later
-			completeWith(future);
-			settleStage();
-			return;
-		}
 		this.stage = future;
-		if (this.ending != null) {
-			// the thread's slot watches the next observer once this one returns: the
-			// pending stage is watched on its own, to the same deadline
-			this.deadlines.watch(this);
-		}
 		future.whenComplete((result, ex) -> {
 			if (ex != null) {
 				fail(unwrap(ex));
@@ -295,21 +233,30 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 		}
 	}
 
-	private void completeWith(CompletableFuture<@Nullable Object> done) {
-		Object result;
+	/**
+	 * The deadline passed: count the hook as abandoned if its method still runs, then
+	 * complete the outcome (so a late return is never used), then interrupt the method
+	 * and cancel the stage. Counting first means the executor has replaced the thread
+	 * when the waiting side continues. An outcome that completed first (the hook returned
+	 * just in time) is left alone.
+	 * <p>
+	 * It never throws: the timer thread runs every hook's deadline.
+	 */
+	private void timeOut() {
 		try {
-			result = done.join();
+			markAbandoned();
+			if (fail(new TimeoutException("Hook '" + this.hook.name() + "' timed out"))) {
+				abandon();
+			}
 		}
 		catch (Throwable ex) {
-			fail(unwrap(ex));
-			return;
+			logFailure("Timing out hook '" + this.hook.name() + "' failed", ex);
 		}
-		succeed(result);
 	}
 
 	private void succeed(@Nullable Object returned) {
 		if (this.outcome.complete(returned)) {
-			tell(returned, null);
+			cancelDeadline();
 		}
 	}
 
@@ -321,25 +268,18 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 		if (!this.outcome.completeExceptionally(ex)) {
 			return false;
 		}
-		tell(null, ex);
+		cancelDeadline();
 		return true;
 	}
 
-	private void tell(@Nullable Object returned, @Nullable Throwable failure) {
-		if (this.ending == null) {
-			return;
-		}
-		try {
-			this.ending.ended(returned, failure);
-		}
-		catch (Throwable ex) {
-			// what reports an end must not end the thread that completed the outcome (the
-			// deadline sweep's among them), nor keep a timeout from abandoning the hook
-			logFailure("Reporting the end of hook '" + this.hook.name() + "' failed", ex);
+	private void cancelDeadline() {
+		Future<?> scheduled = this.deadline;
+		if (scheduled != null) {
+			scheduled.cancel(false);
 		}
 	}
 
-	private static void logFailure(String message, Throwable ex) {
+	static void logFailure(String message, Throwable ex) {
 		if (ex instanceof VirtualMachineError) {
 			logger.error(message, ex);
 		}
@@ -349,11 +289,15 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 	}
 
 	/**
-	 * The timeout passed: interrupt the hook's thread if it still runs the method, and
-	 * cancel its stage, so nothing it produces late is used.
+	 * Interrupt the hook's thread if it still runs the method, and cancel its stage, so
+	 * nothing it produces late is used.
 	 */
 	private void abandon() {
-		abandonThread();
+		synchronized (this) {
+			if (this.thread != null) {
+				this.thread.interrupt();
+			}
+		}
 		CompletableFuture<?> pending = this.stage;
 		if (pending != null) {
 			pending.cancel(true);
@@ -361,21 +305,16 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 	}
 
 	/**
-	 * Interrupt the hook's thread if it still runs the method, and count it as a
-	 * straggler until the method returns.
+	 * Count the invocation as abandoned while its method still runs: it holds a permit of
+	 * its hook's bulkhead and its thread is replaced in the executor until it returns.
 	 */
-	private synchronized void abandonThread() {
-		if (this.thread != null) {
-			this.thread.interrupt();
-			markStraggling();
-		}
-	}
-
-	private synchronized void markStraggling() {
-		if (this.thread != null && !this.straggling) {
-			this.straggling = true;
-			VirtualHookExecutor.straggling();
+	private synchronized void markAbandoned() {
+		if (this.thread != null && !this.abandoned) {
+			this.abandoned = true;
 			this.heldPermit = this.hook.abandoned();
+			if (this.executor != null) {
+				this.executor.abandoned(this.thread);
+			}
 		}
 	}
 
@@ -396,13 +335,13 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 	}
 
 	private void settleAll() {
-		while (this.unsettled > 0) {
+		while (this.unsettled.get() > 0) {
 			settle();
 		}
 	}
 
 	private void settle() {
-		if (UNSETTLED.decrementAndGet(this) == 0) {
+		if (this.unsettled.decrementAndGet() == 0) {
 			this.hook.finished();
 		}
 	}
@@ -413,23 +352,6 @@ final class HookInvocation implements Runnable, ObserverQueue.Task {
 			current = current.getCause();
 		}
 		return current;
-	}
-
-	/**
-	 * What an observer's invocation tells when its outcome completes, on the thread that
-	 * completes it (the hook's, the stage's, or the deadline sweep's).
-	 */
-	@FunctionalInterface
-	interface Ending {
-
-		/**
-		 * The outcome completed.
-		 * @param returned what the hook returned, when it did not fail
-		 * @param failure why it failed: what it threw, a {@link TimeoutException}, a
-		 * {@link NullStage} or the executor's refusal
-		 */
-		void ended(@Nullable Object returned, @Nullable Throwable failure);
-
 	}
 
 	/**

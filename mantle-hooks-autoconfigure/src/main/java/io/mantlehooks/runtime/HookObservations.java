@@ -1,5 +1,7 @@
 package io.mantlehooks.runtime;
 
+import java.time.Duration;
+
 import io.mantlehooks.observation.DefaultHookObservationConvention;
 import io.mantlehooks.observation.HookObservationContext;
 import io.mantlehooks.observation.HookObservationConvention;
@@ -9,9 +11,11 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Counts each hook invocation's outcome on its hook and, when an observation registry is
- * configured, reports it as a {@code mantle.hook} observation, a child of the turn's
- * observation. With the no-op registry nothing is created.
+ * Counts each hook invocation's outcome on its hook and reports it as a
+ * {@code mantle.hook} observation, a child of the turn's observation. Whether an
+ * observation is made at all is the registry's to say: with no handler, or with a
+ * predicate that keeps {@code mantle.hook} out, Micrometer hands back its no-op
+ * observation.
  */
 final class HookObservations {
 
@@ -19,13 +23,10 @@ final class HookObservations {
 
 	private final ObservationRegistry registry;
 
-	private final ChatModelOnlyRegistries.Check observed;
-
 	private final @Nullable HookObservationConvention convention;
 
 	HookObservations(ObservationRegistry registry, @Nullable HookObservationConvention convention) {
 		this.registry = registry;
-		this.observed = ChatModelOnlyRegistries.check(registry);
 		this.convention = convention;
 	}
 
@@ -43,20 +44,19 @@ final class HookObservations {
 	 * @return the started observation, {@code null} when nothing is observed
 	 */
 	@Nullable Observation start(HookMethod hook, HookScope scope, @Nullable Object input) {
-		if (!this.observed.observesEngine()) {
+		if (this.registry.isNoop()) {
 			return null;
 		}
-		HookObservationContext context = new HookObservationContext(hook.name(), hook.point(),
-				(hook.lane() == HookLane.OBSERVE) ? "observe" : "modify", scope.turnId());
-		context.setInput(input);
-		context.setAgent(scope.agent());
-		Observation observation = HookObservationDocumentation.MANTLE_HOOK.observation(this.convention,
-				DEFAULT_CONVENTION, () -> context, this.registry);
-		Observation parent = scope.observation();
-		if (parent != null) {
-			observation.parentObservation(parent);
-		}
 		try {
+			Observation observation = HookObservationDocumentation.MANTLE_HOOK.observation(this.convention,
+					DEFAULT_CONVENTION, () -> context(hook, scope, input), this.registry);
+			if (observation.isNoop()) {
+				return null;
+			}
+			Observation parent = scope.observation();
+			if (parent != null) {
+				observation.parentObservation(parent);
+			}
 			return observation.start();
 		}
 		catch (RuntimeException ex) {
@@ -66,22 +66,22 @@ final class HookObservations {
 		}
 	}
 
-	/**
-	 * Count an invocation's outcome and stop its observation.
-	 * @param error what the hook threw, for a crash
-	 */
-	static void finish(HookMethod hook, @Nullable Observation observation, HookOutcome outcome,
-			@Nullable Throwable error) {
-		finish(hook, observation, outcome, error, null);
+	private static HookObservationContext context(HookMethod hook, HookScope scope, @Nullable Object input) {
+		HookObservationContext context = new HookObservationContext(hook.name(), hook.point(),
+				(hook.lane() == HookLane.OBSERVE) ? "observe" : "modify", scope.turnId());
+		context.setInput(input);
+		context.setAgent(scope.agent());
+		return context;
 	}
 
 	/**
 	 * Count an invocation's outcome and stop its observation.
 	 * @param error what the hook threw, for a crash
 	 * @param output the payload a modify hook proceeded with
+	 * @param queuedNanos how long the invocation waited for a thread
 	 */
 	static void finish(HookMethod hook, @Nullable Observation observation, HookOutcome outcome,
-			@Nullable Throwable error, @Nullable Object output) {
+			@Nullable Throwable error, @Nullable Object output, long queuedNanos) {
 		hook.count(outcome);
 		if (observation == null) {
 			return;
@@ -89,6 +89,7 @@ final class HookObservations {
 		if (observation.getContext() instanceof HookObservationContext context) {
 			context.setOutcome(outcome.tagValue());
 			context.setOutput(output);
+			context.setQueued(Duration.ofNanos(queuedNanos));
 		}
 		if (error != null) {
 			observation.error(error);
@@ -101,7 +102,7 @@ final class HookObservations {
 	 * open).
 	 */
 	void skipped(HookMethod hook, HookScope scope, HookOutcome outcome) {
-		finish(hook, start(hook, scope), outcome, null);
+		finish(hook, start(hook, scope), outcome, null, null, 0);
 	}
 
 }

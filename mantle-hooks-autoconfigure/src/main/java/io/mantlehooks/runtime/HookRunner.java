@@ -36,10 +36,6 @@ public class HookRunner implements DisposableBean {
 
 	private final ScheduledThreadPoolExecutor timer;
 
-	private final Executor executor;
-
-	private final HookWait wait;
-
 	private final ObserveLane observeLane;
 
 	private final ModifyLane modifyLane;
@@ -59,42 +55,24 @@ public class HookRunner implements DisposableBean {
 	 * observation.
 	 * @param registry the hooks
 	 * @param executor the executor that runs hooks; each task restores the turn's context
-	 * itself
+	 * itself. A {@link HookExecutor} is told about threads of timed-out hooks that still
+	 * run, so that it can replace them.
 	 * @param observationRegistry where hook invocations are observed
 	 * @param convention the convention for those observations, {@code null} for
 	 * {@link io.mantlehooks.observation.DefaultHookObservationConvention}
 	 */
 	public HookRunner(HookRegistry registry, Executor executor, ObservationRegistry observationRegistry,
 			@Nullable HookObservationConvention convention) {
-		this(registry, executor, observationRegistry, convention, new HookWait(HookWait.DEFAULT_SPIN));
-	}
-
-	/**
-	 * Create a runner that reports each hook invocation as a {@code mantle.hook}
-	 * observation, and whose awaited hooks are waited for as given.
-	 * @param registry the hooks
-	 * @param executor the executor that runs hooks; each task restores the turn's context
-	 * itself
-	 * @param observationRegistry where hook invocations are observed
-	 * @param convention the convention for those observations, {@code null} for
-	 * {@link io.mantlehooks.observation.DefaultHookObservationConvention}
-	 * @param wait how a turn's thread waits for a hook it awaits
-	 */
-	public HookRunner(HookRegistry registry, Executor executor, ObservationRegistry observationRegistry,
-			@Nullable HookObservationConvention convention, HookWait wait) {
 		Assert.notNull(registry, "'registry' must not be null");
 		Assert.notNull(executor, "'executor' must not be null");
 		Assert.notNull(observationRegistry, "'observationRegistry' must not be null");
-		Assert.notNull(wait, "'wait' must not be null");
 		this.registry = registry;
-		this.executor = executor;
-		this.wait = wait;
+		// one deadline per running hook, cancelled when it ends
 		this.timer = new ScheduledThreadPoolExecutor(1, timerThreadFactory());
 		this.timer.setRemoveOnCancelPolicy(true);
-		HookDeadlines deadlines = new HookDeadlines(this.timer);
 		HookObservations observations = new HookObservations(observationRegistry, convention);
-		this.observeLane = new ObserveLane(executor, deadlines, observations);
-		this.modifyLane = new ModifyLane(executor, deadlines, observations);
+		this.observeLane = new ObserveLane(executor, this.timer, observations);
+		this.modifyLane = new ModifyLane(executor, this.timer, observations);
 	}
 
 	private static CustomizableThreadFactory timerThreadFactory() {
@@ -109,23 +87,6 @@ public class HookRunner implements DisposableBean {
 	 */
 	public HookRegistry getRegistry() {
 		return this.registry;
-	}
-
-	/**
-	 * Return the executor that runs hooks, for work the turn must not do on its own
-	 * (non-blocking) thread.
-	 * @return the hook executor
-	 */
-	public Executor getExecutor() {
-		return this.executor;
-	}
-
-	/**
-	 * Return how a turn's thread waits for a hook it awaits.
-	 * @return the wait
-	 */
-	public HookWait getWait() {
-		return this.wait;
 	}
 
 	/**
@@ -196,12 +157,7 @@ public class HookRunner implements DisposableBean {
 	 * policy to; it never completes exceptionally
 	 */
 	public <P extends HookPayload> CompletableFuture<ModifyResult<P>> run(HookPoint point, P payload, HookScope scope) {
-		return run(point, payload, scope, this.executor);
-	}
-
-	private <P extends HookPayload> CompletableFuture<ModifyResult<P>> run(HookPoint point, P payload, HookScope scope,
-			Executor launcher) {
-		CompletableFuture<ModifyResult<P>> result = startModifier(point, payload, scope, launcher);
+		CompletableFuture<ModifyResult<P>> result = startModifier(point, payload, scope);
 		if (result == null) {
 			observe(point, payload, scope);
 			return CompletableFuture.completedFuture(new ModifyResult.Proceed<>(payload));
@@ -237,68 +193,86 @@ public class HookRunner implements DisposableBean {
 	 */
 	public <P extends HookPayload> CompletableFuture<ModifyResult<P>> runModifier(HookPoint point, P payload,
 			HookScope scope) {
-		CompletableFuture<ModifyResult<P>> result = startModifier(point, payload, scope, this.executor);
+		CompletableFuture<ModifyResult<P>> result = startModifier(point, payload, scope);
 		return (result != null) ? result : CompletableFuture.completedFuture(new ModifyResult.Proceed<>(payload));
 	}
 
 	/**
 	 * Run the hooks of a point on a sequence of payloads, one payload after another, as
 	 * {@link #run} does for each (the modify hook under its own timeout, then the
-	 * observers with the payload that proceeds), but in one hand-off to the hook executor
-	 * for the whole sequence instead of one per payload: one task runs the invocations on
-	 * its thread. An invocation that does not return there in time (a timeout, a stage
-	 * still pending) hands the rest of the sequence to the task that completes its
-	 * result, so a hook still holds the caller no longer than its timeout.
+	 * observers with the payload that proceeds): the next payload's hooks start once the
+	 * previous result was accepted. Cancelling the returned future stops the sequence
+	 * before its next payload.
 	 * @param <P> the payload type
 	 * @param point the point
 	 * @param sequence the payloads, and what to do with each result
 	 * @param scope the turn the hooks run for
-	 * @return a future that completes when the sequence ended, on a hook-executor thread
-	 * when the point has a modify hook (at once without one); it completes exceptionally
+	 * @return a future that completes when the sequence ended; it completes exceptionally
 	 * only with what the sequence itself threw
 	 */
 	public <P extends HookPayload> CompletableFuture<@Nullable Void> runEach(HookPoint point, Sequence<P> sequence,
 			HookScope scope) {
 		Assert.notNull(sequence, "'sequence' must not be null");
-		HookMethod modifier = hooks(scope).modifier(point);
-		if (modifier != null && !scope.skips(modifier.name())) {
-			return new ModifySequence<>(this.modifyLane, modifier, scope, checked(point, sequence),
-					observers(point, scope), this.observeLane)
-				.start(this.executor);
-		}
-		// nothing to wait for: the observers start and each payload proceeds at once
-		try {
-			for (P payload = sequence.next(); payload != null; payload = sequence.next()) {
-				observe(point, payload, scope);
-				if (!sequence.accept(new ModifyResult.Proceed<>(payload))) {
-					break;
-				}
-			}
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-		return CompletableFuture.completedFuture(null);
+		CompletableFuture<@Nullable Void> done = new CompletableFuture<>();
+		runFrom(point, sequence, scope, done);
+		return done;
 	}
 
-	private static <P extends HookPayload> Sequence<P> checked(HookPoint point, Sequence<P> sequence) {
-		return new Sequence<>() {
-
-			@Override
-			public @Nullable P next() {
+	/**
+	 * Run the sequence's payloads until one waits for its hook; the rest follow from that
+	 * hook's result, so a long sequence uses constant stack.
+	 */
+	private <P extends HookPayload> void runFrom(HookPoint point, Sequence<P> sequence, HookScope scope,
+			CompletableFuture<@Nullable Void> done) {
+		try {
+			while (!done.isDone()) {
 				P payload = sequence.next();
-				if (payload != null) {
-					checkPayload(point, payload);
+				if (payload == null) {
+					done.complete(null);
+					return;
 				}
-				return payload;
+				CompletableFuture<ModifyResult<P>> result = run(point, payload, scope);
+				if (!result.isDone()) {
+					result.whenComplete((decided, ex) -> {
+						if (accepted(sequence, decided, ex, done)) {
+							runFrom(point, sequence, scope, done);
+						}
+					});
+					return;
+				}
+				if (!accepted(sequence, result.join(), null, done)) {
+					return;
+				}
 			}
+		}
+		catch (Throwable ex) {
+			done.completeExceptionally(ex);
+		}
+	}
 
-			@Override
-			public boolean accept(ModifyResult<P> result) {
-				return sequence.accept(result);
+	/**
+	 * Hand a result to the sequence, unless it was cancelled.
+	 * @return whether the sequence goes on
+	 */
+	private static <P extends HookPayload> boolean accepted(Sequence<P> sequence, @Nullable ModifyResult<P> decided,
+			@Nullable Throwable ex, CompletableFuture<@Nullable Void> done) {
+		if (done.isDone()) {
+			return false;
+		}
+		try {
+			if (ex != null || decided == null) {
+				// the lane's results never complete exceptionally
+				throw new IllegalStateException("Hook result without a decision", ex);
 			}
-
-		};
+			if (sequence.accept(decided)) {
+				return true;
+			}
+			done.complete(null);
+		}
+		catch (Throwable failure) {
+			done.completeExceptionally(failure);
+		}
+		return false;
 	}
 
 	/**
@@ -306,13 +280,13 @@ public class HookRunner implements DisposableBean {
 	 * @return its future, or {@code null} when no modify hook runs
 	 */
 	private <P extends HookPayload> @Nullable CompletableFuture<ModifyResult<P>> startModifier(HookPoint point,
-			P payload, HookScope scope, Executor launcher) {
+			P payload, HookScope scope) {
 		HookMethod modifier = hooks(scope).modifier(point);
 		if (modifier == null || scope.skips(modifier.name())) {
 			return null;
 		}
 		checkPayload(point, payload);
-		return this.modifyLane.start(modifier, payload, scope, launcher);
+		return this.modifyLane.start(modifier, payload, scope);
 	}
 
 	/**
@@ -339,53 +313,9 @@ public class HookRunner implements DisposableBean {
 	 * @return what the modify hook decided
 	 */
 	public <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope) {
-		return runAndWait(point, payload, scope, this.executor, this.wait, false);
-	}
-
-	/**
-	 * Run the hooks of a point as {@link #runAndWait(HookPoint, HookPayload, HookScope)}
-	 * does, with the modify hook handed to a thread the caller keeps for a sequence of
-	 * such waits ({@link #keepThread()}) instead of a new hook-executor task.
-	 * @param <P> the payload type
-	 * @param point the point
-	 * @param payload the payload
-	 * @param scope the turn the hooks run for
-	 * @param thread the kept thread
-	 * @return what the modify hook decided
-	 */
-	public <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope,
-			KeptHookThread thread) {
-		Assert.notNull(thread, "'thread' must not be null");
-		thread.callerWaiting(true);
+		CompletableFuture<ModifyResult<P>> result = run(point, payload, scope);
 		try {
-			// a kept thread that spins now takes this invocation, and lets go of its
-			// spinner's slot as it does: the wait may wait for that slot rather than park
-			boolean toSpinner = thread.isSpinning();
-			return runAndWait(point, payload, scope, thread, thread.callerWait(), toSpinner);
-		}
-		finally {
-			thread.callerWaiting(false);
-		}
-	}
-
-	/**
-	 * Return a hook thread to keep for a sequence of awaited invocations, one after
-	 * another, such as the tool-result hooks of one tool batch; close it when the
-	 * sequence ends. It spins as a turn's waits do, but backs off on its own: how late
-	 * one batch's results came (a slow tool, a pause) says nothing about the next batch,
-	 * and a backing off carried over keeps a whole batch's results on the executor, each
-	 * waking the thread that waits for it.
-	 * @return the kept thread, started by its first invocation
-	 */
-	public KeptHookThread keepThread() {
-		return new KeptHookThread(this.executor, this.wait.sibling());
-	}
-
-	private <P extends HookPayload> ModifyResult<P> runAndWait(HookPoint point, P payload, HookScope scope,
-			Executor launcher, HookWait wait, boolean toSpinner) {
-		CompletableFuture<ModifyResult<P>> result = run(point, payload, scope, launcher);
-		try {
-			return toSpinner ? wait.getFromKeptThread(result) : wait.get(result);
+			return HookThreadPool.await(result);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -424,6 +354,15 @@ public class HookRunner implements DisposableBean {
 		return (int) sum(HookLane.MODIFY, HookMethod::inFlight);
 	}
 
+	/**
+	 * Return how many hook invocations outlived their timeout and still run, both lanes.
+	 * @return the abandoned invocations now
+	 */
+	public int getAbandoned() {
+		return (int) (sum(HookLane.OBSERVE, HookMethod::abandonedInFlight)
+				+ sum(HookLane.MODIFY, HookMethod::abandonedInFlight));
+	}
+
 	private long sum(HookLane lane, ToLongFunction<HookMethod> value) {
 		long total = 0;
 		for (HookMethod hook : this.registry.hooks()) {
@@ -440,8 +379,6 @@ public class HookRunner implements DisposableBean {
 
 	@Override
 	public void destroy() {
-		// observers added right before the close wait for the sweep, which ends here
-		this.observeLane.flush();
 		this.timer.shutdownNow();
 		try {
 			this.timer.awaitTermination(1, TimeUnit.SECONDS);

@@ -3,6 +3,7 @@ package io.mantlehooks.runtime;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -23,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * Resilience4j {@code TimeLimiter}, which also publishes each outcome) and turns whatever
  * happened into a {@link ModifyResult}, logging each failure once. Nobody blocks here:
  * the result future completes on a hook-executor thread (the hook's own thread when it
- * returned in time, otherwise a fresh task), never on the timeout timer or a thread the
+ * returned in time, otherwise a fresh task), never on the timer thread or a thread the
  * hook's own stage completed on, so whoever continues the turn from it does not hold
  * those up.
  */
@@ -36,30 +37,17 @@ final class ModifyLane {
 
 	private final Executor executor;
 
-	private final HookDeadlines deadlines;
+	private final ScheduledExecutorService timer;
 
 	private final HookObservations observations;
 
-	ModifyLane(Executor executor, HookDeadlines deadlines, HookObservations observations) {
+	ModifyLane(Executor executor, ScheduledExecutorService timer, HookObservations observations) {
 		this.executor = executor;
-		this.deadlines = deadlines;
+		this.timer = timer;
 		this.observations = observations;
 	}
 
 	<P extends HookPayload> CompletableFuture<ModifyResult<P>> start(HookMethod hook, P payload, HookScope scope) {
-		return start(hook, payload, scope, this.executor);
-	}
-
-	/**
-	 * Start a modify hook as {@link #start(HookMethod, HookPayload, HookScope)} does,
-	 * with the invocation handed to {@code launcher} instead of the hook executor: a
-	 * {@link ModifySequence} runs it on the hook thread it already has, a
-	 * {@link KeptHookThread} on the thread it keeps. Everything else (guards,
-	 * observation, timeout, the decision and where it completes) is the same.
-	 * @param launcher what runs the invocation; its timeout counts from the hand-off
-	 */
-	<P extends HookPayload> CompletableFuture<ModifyResult<P>> start(HookMethod hook, P payload, HookScope scope,
-			Executor launcher) {
 		CircuitBreaker breaker = hook.circuitBreaker();
 		if (breaker != null) {
 			boolean permitted = breaker.tryAcquirePermission();
@@ -79,10 +67,10 @@ final class ModifyLane {
 			return CompletableFuture.completedFuture(scope.call(() -> skipped(hook, scope, HookOutcome.BULKHEAD_FULL)));
 		}
 		Observation observation = this.observations.start(hook, scope, payload);
-		long started = System.nanoTime();
 		CompletableFuture<ModifyResult<P>> result = new CompletableFuture<>();
 		// payloads are deeply immutable, so the hook gets the payload itself
-		HookInvocation invocation = HookInvocation.start(hook, payload, scope, launcher, this.deadlines);
+		HookInvocation invocation = new HookInvocation(hook, payload, scope, this.timer,
+				(this.executor instanceof HookExecutor threads) ? threads : null);
 		invocation.outcome().whenComplete((returned, ex) -> {
 			// the hook's TimeLimiter publishes what happened (its events and metrics)
 			if (ex == null) {
@@ -93,16 +81,16 @@ final class ModifyLane {
 			}
 			Supplier<ModifyResult<P>> decide = () -> {
 				Decision<P> decision = decideSafely(hook, payload, returned, ex);
-				record(hook, breaker, System.nanoTime() - started, decision, scope);
+				record(hook, breaker, invocation.ranNanos(), decision, scope);
 				HookObservations.finish(hook, observation, decision.outcome(),
 						(decision.outcome() == HookOutcome.CRASH) ? decision.error() : null,
-						(decision.result() instanceof ModifyResult.Proceed<P> proceed) ? proceed.payload() : null);
+						(decision.result() instanceof ModifyResult.Proceed<P> proceed) ? proceed.payload() : null,
+						invocation.queuedNanos());
 				return decision.result();
 			};
 			if (invocation.isOnHookThread()) {
 				// the hook's own thread still runs in the turn's context
-				// (HookScope.runHook):
-				// restoring it a second time costs a full context swap per invocation
+				// (HookScope.runHook): no second context switch
 				result.complete(decide.get());
 				return;
 			}
@@ -114,6 +102,7 @@ final class ModifyLane {
 				complete.run();
 			}
 		});
+		invocation.submit(this.executor);
 		return result;
 	}
 

@@ -3,6 +3,7 @@ package io.mantlehooks.runtime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
 
 import io.mantlehooks.HookPayload;
@@ -13,38 +14,29 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Starts observe hooks and returns at once: the caller only adds them to the runner's
- * {@link ObserverQueue}, which a hook thread drains. Each observer gets the payload
- * (immutable, shared by all of them) and its own timeout (its thread is interrupted, its
- * stage cancelled, when it expires). A busy observer is never dropped; a hung one
- * (holding {@code max-concurrent} invocations past their timeout and still running) drops
- * further invocations, counted, never queued, so a hung observer loses only its own
- * invocations. Crashes, timeouts, signals and the first drop of each observer are logged
- * and discarded.
+ * Starts observe hooks and returns at once: each observer is one task on the hook
+ * executor. Each gets the payload (immutable, shared by all of them) and its own timeout,
+ * counted from the moment its method starts (its thread is interrupted, its stage
+ * cancelled, when it expires). A busy observer is never dropped; a hung one (holding
+ * {@code max-concurrent} invocations past their timeout and still running) drops further
+ * invocations, counted, never queued, so a hung observer loses only its own invocations.
+ * Crashes, timeouts, signals and the first drop of each observer are logged and
+ * discarded.
  */
 final class ObserveLane {
 
 	private static final Log logger = LogFactory.getLog(ObserveLane.class);
 
-	private final HookDeadlines deadlines;
+	private final Executor executor;
+
+	private final ScheduledExecutorService timer;
 
 	private final HookObservations observations;
 
-	private final ObserverQueue queue;
-
-	ObserveLane(Executor executor, HookDeadlines deadlines, HookObservations observations) {
-		this.deadlines = deadlines;
+	ObserveLane(Executor executor, ScheduledExecutorService timer, HookObservations observations) {
+		this.executor = executor;
+		this.timer = timer;
 		this.observations = observations;
-		this.queue = new ObserverQueue(executor, deadlines);
-		deadlines.onSweep(this.queue::sweep);
-	}
-
-	/**
-	 * Start a drain for observers still queued: the runner closes, and with it the sweep
-	 * that would have started one.
-	 */
-	void flush() {
-		this.queue.flush();
 	}
 
 	/**
@@ -82,34 +74,39 @@ final class ObserveLane {
 
 	/**
 	 * Start admitted observers on the payload as observers see it (immutable, shared by
-	 * all of them): they join the runner's {@link ObserverQueue}.
+	 * all of them), one task each.
 	 */
 	void dispatch(List<HookMethod> admitted, HookPayload payload, HookScope scope) {
 		HookPayload seen = PayloadCopies.forObserver(payload);
-		List<HookInvocation> invocations = new ArrayList<>(admitted.size());
+		HookExecutor threads = (this.executor instanceof HookExecutor hookExecutor) ? hookExecutor : null;
 		for (HookMethod observer : admitted) {
-			invocations.add(prepare(observer, seen, scope));
+			Observation observation = this.observations.start(observer, scope);
+			HookInvocation invocation = new HookInvocation(observer, seen, scope, this.timer, threads);
+			invocation.outcome().whenComplete((returned, ex) -> ended(invocation, observation, ex));
+			invocation.submit(this.executor);
 		}
-		this.queue.addAll(invocations);
 	}
 
 	/**
-	 * The invocation of an admitted observer, with its outcome reported when it ends.
+	 * Report an observer's end, on whichever thread completed its outcome (the hook's,
+	 * its stage's or the timer's); what fails here must not reach that thread.
 	 */
-	private HookInvocation prepare(HookMethod observer, HookPayload seen, HookScope scope) {
-		Observation observation = this.observations.start(observer, scope);
-		return HookInvocation.observer(observer, seen, scope, this.deadlines, (returned, ex) -> {
+	private static void ended(HookInvocation invocation, @Nullable Observation observation, @Nullable Throwable ex) {
+		HookMethod observer = invocation.hook();
+		try {
 			if (ex == null) {
-				// nothing to log: no context to restore
-				HookObservations.finish(observer, observation, HookOutcome.PROCEEDED, null);
+				HookObservations.finish(observer, observation, HookOutcome.PROCEEDED, null, null,
+						invocation.queuedNanos());
 				return;
 			}
-			scope.run(() -> {
-				Throwable cause = HookInvocation.unwrap(ex);
-				HookOutcome outcome = report(observer, cause);
-				HookObservations.finish(observer, observation, outcome, (outcome == HookOutcome.CRASH) ? cause : null);
-			});
-		});
+			Throwable cause = HookInvocation.unwrap(ex);
+			HookOutcome outcome = invocation.scope().call(() -> report(observer, cause));
+			HookObservations.finish(observer, observation, outcome, (outcome == HookOutcome.CRASH) ? cause : null, null,
+					invocation.queuedNanos());
+		}
+		catch (Throwable failure) {
+			HookInvocation.logFailure("Reporting the end of hook '" + observer.name() + "' failed", failure);
+		}
 	}
 
 	private static HookOutcome report(HookMethod observer, @Nullable Throwable cause) {

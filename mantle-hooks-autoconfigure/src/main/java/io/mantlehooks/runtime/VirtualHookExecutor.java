@@ -3,41 +3,37 @@ package io.mantlehooks.runtime;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
-import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 /**
- * The hook executor on Java 21 and later: a virtual thread per task, except while a hook
+ * The hook executor on virtual threads (Spring Boot's
+ * {@code spring.threads.virtual.enabled}): a virtual thread per hook, except while a hook
  * that outlived its timeout still runs. Virtual threads are not preempted: a hook that
  * spins on the CPU ignoring interrupts (a runaway regular expression, a busy loop) holds
  * its carrier thread until it returns, and with as many of them as the machine has cores
- * every other virtual thread waits, the other turns' hooks included. So while any
- * abandoned invocation is still running, new tasks run on platform threads, which the
- * operating system time-slices; when the last one ends, tasks go back to virtual threads.
+ * every virtual thread of the application waits. So while one of this executor's hooks is
+ * abandoned and still running, new hooks run on a {@link HookThreadPool}, whose threads
+ * the operating system time-slices; when the last one returns, hooks go back to virtual
+ * threads.
  */
-public final class VirtualHookExecutor implements AsyncTaskExecutor, DisposableBean {
-
-	/** Abandoned invocations still running, in this JVM: carriers are shared by all. */
-	private static final AtomicInteger stragglers = new AtomicInteger();
+public final class VirtualHookExecutor implements HookExecutor, DisposableBean {
 
 	private final SimpleAsyncTaskExecutor virtual;
 
-	private final ThreadPoolTaskExecutor platform;
+	private final HookThreadPool platform;
+
+	/** This executor's abandoned invocations whose methods still run. */
+	private final AtomicInteger abandoned = new AtomicInteger();
 
 	/**
 	 * Create the executor.
 	 * @param threadNamePrefix the name prefix of its threads, both kinds
+	 * @param poolSize the size of the platform pool used while a hook is abandoned
 	 */
-	public VirtualHookExecutor(String threadNamePrefix) {
+	public VirtualHookExecutor(String threadNamePrefix, int poolSize) {
 		this.virtual = new SimpleAsyncTaskExecutor(threadNamePrefix);
 		this.virtual.setVirtualThreads(true);
-		this.platform = new ThreadPoolTaskExecutor();
-		this.platform.setThreadNamePrefix(threadNamePrefix + "p-");
-		this.platform.setCorePoolSize(0);
-		this.platform.setQueueCapacity(0);
-		this.platform.setKeepAliveSeconds(60);
-		this.platform.setDaemon(true);
+		this.platform = new HookThreadPool(threadNamePrefix + "p-", poolSize);
 		this.platform.initialize();
 	}
 
@@ -50,16 +46,17 @@ public final class VirtualHookExecutor implements AsyncTaskExecutor, DisposableB
 	}
 
 	/**
-	 * Return how many hook invocations outlived their timeout and still run, in this JVM.
-	 * @return the number of stragglers
+	 * Return how many of this executor's hook invocations outlived their timeout and
+	 * still run.
+	 * @return the number of abandoned invocations
 	 */
-	public static int stragglers() {
-		return stragglers.get();
+	public int getAbandoned() {
+		return this.abandoned.get();
 	}
 
 	@Override
 	public void execute(Runnable task) {
-		if (stragglers.get() > 0) {
+		if (this.abandoned.get() > 0) {
 			this.platform.execute(task);
 		}
 		else {
@@ -68,18 +65,20 @@ public final class VirtualHookExecutor implements AsyncTaskExecutor, DisposableB
 	}
 
 	@Override
+	public void abandoned(Thread thread) {
+		this.abandoned.incrementAndGet();
+		this.platform.abandoned(thread);
+	}
+
+	@Override
+	public void returned(Thread thread) {
+		this.abandoned.decrementAndGet();
+		this.platform.returned(thread);
+	}
+
+	@Override
 	public void destroy() {
 		this.platform.shutdown();
-	}
-
-	/** An invocation was abandoned while its method still runs. */
-	static void straggling() {
-		stragglers.incrementAndGet();
-	}
-
-	/** An abandoned invocation's method returned at last. */
-	static void caughtUp() {
-		stragglers.decrementAndGet();
 	}
 
 }

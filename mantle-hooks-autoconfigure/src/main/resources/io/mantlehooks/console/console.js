@@ -205,7 +205,14 @@
         bar.style.left = (100 * hook.startMs / end) + '%';
         bar.style.width = Math.max(0.5, 100 * hook.durationMs / end) + '%';
         bar.title = hook.hook + ' at ' + hook.point + attemptText(hook, ' (', ')') + ': ' + hook.outcome +
-          ', started at ' + hook.startMs.toFixed(2) + ' ms, took ' + hook.durationMs.toFixed(2) + ' ms';
+          ', started at ' + hook.startMs.toFixed(2) + ' ms, took ' + hook.durationMs.toFixed(2) + ' ms' +
+          queuedText(hook);
+        if (hook.queuedMs > 0) {
+          // the part of the bar the hook waited for a thread: the machine's time
+          const queued = el('div', 'queued');
+          queued.style.width = Math.min(100, 100 * hook.queuedMs / Math.max(hook.durationMs, 0.001)) + '%';
+          bar.appendChild(queued);
+        }
         track.appendChild(bar);
         track.appendChild(timing(hook.outcome + ' · ' + hook.durationMs.toFixed(1) + ' ms',
           hook.startMs, hook.startMs + hook.durationMs, end));
@@ -215,6 +222,11 @@
       waterfall.appendChild(group);
     });
     placeTimings(waterfall);
+  }
+
+  // ", of which 3.20 ms waiting for a thread" when the hook waited to start; '' otherwise.
+  function queuedText(hook) {
+    return hook.queuedMs > 0 ? ', of which ' + hook.queuedMs.toFixed(2) + ' ms waiting for a thread' : '';
   }
 
   // "attempt 2" for a row of a retried model call, with what goes around it; '' for others.
@@ -257,7 +269,8 @@
     if (hook.segments) {
       facts.push(['segments', String(hook.segments.count)]);
     }
-    facts.push(['started', hook.startMs.toFixed(2) + ' ms'], ['took', hook.durationMs.toFixed(2) + ' ms']);
+    facts.push(['started', hook.startMs.toFixed(2) + ' ms'], ['took', hook.durationMs.toFixed(2) + ' ms'],
+      ['waited for a thread', hook.queuedMs.toFixed(2) + ' ms']);
     const list = el('dl');
     facts.forEach(([name, value]) => {
       list.appendChild(el('dt', null, name));

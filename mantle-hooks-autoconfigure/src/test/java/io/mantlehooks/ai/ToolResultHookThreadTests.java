@@ -32,13 +32,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A batch's tool-result hooks run on a hook thread the batch keeps between them (it spins
- * for the next result instead of going back to the executor): each result still passes
- * its hook right after its tool returned, in batch order, under its own timeout, with the
- * outcomes a result has always had when its hook hangs, crashes or returns garbage; a
- * hook that hangs on one result holds neither the kept thread's later results nor the
- * turn. Real OpenAI client over HTTP; the hook executor starts a fresh thread per task,
- * as the default one does on Java 21 and later.
+ * Each tool result passes its hook on a hook thread right after its tool returned, in
+ * batch order, under its own timeout, with the outcomes a result has always had when its
+ * hook hangs, crashes or returns garbage; a hook that hangs on one result holds neither
+ * the later results nor the turn. Real OpenAI client over HTTP; the hook executor starts
+ * a fresh thread per task, as virtual threads do.
  */
 class ToolResultHookThreadTests {
 

@@ -22,9 +22,10 @@ import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.HookRunner;
-import io.mantlehooks.runtime.HookWait;
+import io.mantlehooks.runtime.HookThreadPool;
 import io.mantlehooks.runtime.VirtualHookExecutor;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -34,7 +35,6 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
-import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.util.ReflectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -177,68 +177,55 @@ class MantleHooksConfigurationTests {
 	}
 
 	@Test
-	void theSpinBeforeAWaitParksIsBoundWithADefaultAndLimited() {
-		this.contextRunner.run((context) -> assertThat(context.getBean(HookRunner.class).getWait().getSpin())
-			.isEqualTo(Duration.ofNanos(20_000))
-			.isEqualTo(HookWait.DEFAULT_SPIN));
-		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=0")
-			.run((context) -> assertThat(context.getBean(HookRunner.class).getWait().getSpin())
-				.isEqualTo(Duration.ZERO));
-		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=50us")
-			.run((context) -> assertThat(context.getBean(HookRunner.class).getWait().getSpin())
-				.isEqualTo(Duration.ofNanos(50_000)));
-		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=5ms").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause()
-				.hasMessage("mantle.hooks.executor.spin-wait must be between 0 and 1ms, but was 5000us");
-		});
-		// an empty value binds nothing: the default stays
-		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=")
-			.run((context) -> assertThat(context.getBean(HookRunner.class).getWait().getSpin())
-				.isEqualTo(HookWait.DEFAULT_SPIN));
-		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=soon").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).hasStackTraceContaining("mantle.hooks.executor.spin-wait");
-		});
-		this.contextRunner.withPropertyValues("mantle.hooks.executor.spin-wait=-1us").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause()
-				.hasMessage("mantle.hooks.executor.spin-wait must be between 0 and 1ms, but was -1us");
-		});
-	}
-
-	@Test
 	void nonPositiveLimitsFailStartup() {
 		this.contextRunner
-			.withPropertyValues("mantle.hooks.observers.max-concurrent=0", "mantle.hooks.max-iterations=0")
+			.withPropertyValues("mantle.hooks.observers.max-concurrent=0", "mantle.hooks.max-iterations=0",
+					"mantle.hooks.executor.pool-size=0")
 			.run((context) -> {
 				HookDefinitionException failure = HookValidationTests.startupFailure(context);
 				assertThat(failure.getMessage())
 					.contains("Property 'mantle.hooks.observers.max-concurrent' is 0, but it must be at least 1.")
-					.contains("Property 'mantle.hooks.max-iterations' is 0, but it must be at least 1.");
+					.contains("Property 'mantle.hooks.max-iterations' is 0, but it must be at least 1.")
+					.contains("Property 'mantle.hooks.executor.pool-size' is 0, but it must be at least 1.");
 			});
 	}
 
 	@Test
-	@org.junit.jupiter.api.condition.EnabledForJreRange(max = JRE.JAVA_20)
-	void hookExecutorUsesPlatformThreadsBeforeJava21() {
+	void hookExecutorIsABoundedPoolOfPlatformThreadsByDefault() {
 		this.contextRunner.run((context) -> assertThat(context.getBean("mantleHookExecutor"))
-			.isInstanceOf(ThreadPoolTaskExecutor.class));
+			.isInstanceOfSatisfying(HookThreadPool.class, (pool) -> {
+				assertThat(pool.getHookPoolSize()).isEqualTo(200);
+				assertThat(pool.getMaxPoolSize()).isEqualTo(200);
+				// no thread kept while no hook runs
+				assertThat(pool.getCorePoolSize()).isZero();
+				assertThat(pool.getQueueCapacity()).isEqualTo(Integer.MAX_VALUE);
+				assertThat(pool.getThreadNamePrefix()).isEqualTo("mantle-hook-");
+			}));
+		this.contextRunner.withPropertyValues("mantle.hooks.executor.pool-size=8")
+			.run((context) -> assertThat(context.getBean("mantleHookExecutor")).isInstanceOfSatisfying(
+					HookThreadPool.class, (pool) -> assertThat(pool.getMaxPoolSize()).isEqualTo(8)));
 	}
 
 	@Test
-	@org.junit.jupiter.api.condition.EnabledForJreRange(min = JRE.JAVA_21)
-	void hookExecutorUsesVirtualThreadsByDefaultOnJava21AndLater() {
-		this.contextRunner.run((context) -> assertThat(context.getBean("mantleHookExecutor")).isInstanceOfSatisfying(
-				VirtualHookExecutor.class,
-				(executor) -> assertThat(executor.getThreadNamePrefix()).isEqualTo("mantle-hook-")));
+	@EnabledForJreRange(max = JRE.JAVA_20)
+	void springBootsVirtualThreadSwitchNeedsJava21() {
+		this.contextRunner.withPropertyValues("spring.threads.virtual.enabled=true")
+			.run((context) -> assertThat(context.getBean("mantleHookExecutor")).isInstanceOf(HookThreadPool.class));
 	}
 
 	@Test
-	void hookExecutorUsesPlatformThreadsWhenConfigured() {
-		this.contextRunner.withPropertyValues("mantle.hooks.executor.virtual-threads=false")
-			.run((context) -> assertThat(context.getBean("mantleHookExecutor"))
-				.isInstanceOf(ThreadPoolTaskExecutor.class));
+	@EnabledForJreRange(min = JRE.JAVA_21)
+	void hookExecutorFollowsSpringBootsVirtualThreadSwitch() {
+		this.contextRunner.withPropertyValues("spring.threads.virtual.enabled=true")
+			.run((context) -> assertThat(context.getBean("mantleHookExecutor")).isInstanceOfSatisfying(
+					VirtualHookExecutor.class,
+					(executor) -> assertThat(executor.getThreadNamePrefix()).isEqualTo("mantle-hook-")));
+		this.contextRunner
+			.run((context) -> assertThat(context.getBean("mantleHookExecutor")).isInstanceOf(HookThreadPool.class));
+		// the deprecated key can still keep hooks off virtual threads
+		this.contextRunner
+			.withPropertyValues("spring.threads.virtual.enabled=true", "mantle.hooks.executor.virtual-threads=false")
+			.run((context) -> assertThat(context.getBean("mantleHookExecutor")).isInstanceOf(HookThreadPool.class));
 	}
 
 	@Test
@@ -263,19 +250,25 @@ class MantleHooksConfigurationTests {
 		List<Object> observeDefault = JsonPath.read(json,
 				"$.properties[?(@.name == 'mantle.hooks.timeouts.observe')].defaultValue");
 		assertThat(observeDefault).containsExactly("100ms");
-		List<Object> spinDefault = JsonPath.read(json,
-				"$.properties[?(@.name == 'mantle.hooks.executor.spin-wait')].defaultValue");
-		assertThat(spinDefault).containsExactly("20us");
+		List<Object> poolDefault = JsonPath.read(json,
+				"$.properties[?(@.name == 'mantle.hooks.executor.pool-size')].defaultValue");
+		assertThat(poolDefault).containsExactly(200);
+		List<String> virtualReplacement = JsonPath.read(json,
+				"$.properties[?(@.name == 'mantle.hooks.executor.virtual-threads')].deprecation.replacement");
+		assertThat(virtualReplacement).containsExactly("spring.threads.virtual.enabled");
+		List<String> spinLevel = JsonPath.read(json,
+				"$.properties[?(@.name == 'mantle.hooks.executor.spin-wait')].deprecation.level");
+		assertThat(spinLevel).containsExactly("error");
 		List<String> names = JsonPath.read(json, "$.properties[*].name");
 		assertThat(names).containsExactlyInAnyOrder("mantle.hooks.enabled", "mantle.hooks.max-iterations",
 				"mantle.hooks.responses", "mantle.hooks.timeouts.observe", "mantle.hooks.timeouts.modify",
 				"mantle.hooks.timeouts.point", "mantle.hooks.timeouts.hook", "mantle.hooks.observers.max-concurrent",
 				"mantle.hooks.executor.virtual-threads", "mantle.hooks.executor.spin-wait",
-				"mantle.hooks.unhooked-calls", "mantle.hooks.streaming.max-segment-length",
-				"mantle.hooks.modify.max-concurrent", "mantle.hooks.circuit-breaker.enabled",
-				"mantle.hooks.circuit-breaker.failure-rate-threshold", "mantle.hooks.circuit-breaker.hook",
-				"mantle.hooks.circuit-breaker.minimum-number-of-calls",
-				"mantle.hooks.circuit-breaker.sliding-window-size",
+				"mantle.hooks.executor.pool-size", "mantle.hooks.unhooked-calls",
+				"mantle.hooks.streaming.max-segment-length", "mantle.hooks.modify.max-concurrent",
+				"mantle.hooks.circuit-breaker.enabled", "mantle.hooks.circuit-breaker.failure-rate-threshold",
+				"mantle.hooks.circuit-breaker.hook", "mantle.hooks.circuit-breaker.minimum-number-of-calls",
+				"mantle.hooks.circuit-breaker.sliding-window-size", "mantle.hooks.circuit-breaker.sliding-window-type",
 				"mantle.hooks.circuit-breaker.wait-duration-in-open-state", "management.endpoint.mantlehooks.access",
 				"management.endpoint.mantlehooks.cache.time-to-live", "mantle.hooks.transcript.enabled",
 				"mantle.hooks.transcript.store", "mantle.hooks.approvals.tools", "mantle.hooks.approvals.decided-by",

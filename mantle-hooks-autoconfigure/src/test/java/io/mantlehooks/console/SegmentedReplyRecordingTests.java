@@ -194,10 +194,10 @@ class SegmentedReplyRecordingTests {
 			.containsExactly("C. ", "D.");
 		assertThat(rows.get(3).segments()).isNull();
 
-		// a whole reply's JSON is what it was before segments existed
+		// a whole reply's JSON has no segments, and says how long each hook waited
 		JsonNode json = json(recorder.turn("t-7").orElseThrow()).get("hooks");
 		assertThat(json.get(0).propertyNames()).containsExactly("point", "lane", "hook", "startMs", "durationMs",
-				"outcome", "before", "after");
+				"queuedMs", "outcome", "before", "after");
 		assertThat(json.get(1).get("segments").get("count").asInt()).isEqualTo(2);
 		assertThat(json.get(1).get("segments").get("invocations").get(1).get("finalSegment").asBoolean()).isTrue();
 	}

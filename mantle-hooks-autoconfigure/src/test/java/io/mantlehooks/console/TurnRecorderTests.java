@@ -1,6 +1,7 @@
 package io.mantlehooks.console;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 
 import io.mantlehooks.Channel;
@@ -52,6 +53,22 @@ class TurnRecorderTests {
 		RecordedHook observer = recorder.turn("t-2").orElseThrow().hooks().get(1);
 		assertThat(observer.before()).isNull();
 		assertThat(observer.after()).isNull();
+	}
+
+	@Test
+	void eachRowSaysHowLongItsHookWaitedForAThread() {
+		TurnRecorder recorder = new TurnRecorder(10, false, Clock.systemUTC());
+		TurnObservationContext turn = turn(recorder, "t-q");
+		HookObservationContext hook = new HookObservationContext("hooks.redact", HookPoint.MODEL_REQUEST, "modify",
+				"t-q");
+		recorder.onStart(hook);
+		hook.setOutcome("proceeded");
+		hook.setQueued(Duration.ofMillis(3));
+		recorder.onStop(hook);
+		hook(recorder, "t-q", "hooks.watch", "observe", "proceeded", null, null);
+		stop(recorder, turn, "completed");
+		assertThat(recorder.turn("t-q").orElseThrow().hooks()).extracting(RecordedHook::queuedMs)
+			.containsExactly(3.0, 0.0);
 	}
 
 	@Test

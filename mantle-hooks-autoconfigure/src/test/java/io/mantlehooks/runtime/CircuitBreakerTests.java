@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ModelResponsePayload;
@@ -35,6 +36,7 @@ class CircuitBreakerTests {
 		.withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class))
 		.withBean("flakyHook", FlakyHook.class)
 		.withPropertyValues("mantle.hooks.circuit-breaker.minimum-number-of-calls=4",
+				"mantle.hooks.circuit-breaker.sliding-window-type=count-based",
 				"mantle.hooks.circuit-breaker.sliding-window-size=4",
 				"mantle.hooks.circuit-breaker.wait-duration-in-open-state=300ms");
 
@@ -70,6 +72,39 @@ class CircuitBreakerTests {
 		});
 		assertThat(output).containsOnlyOnce("Circuit breaker of modify hook 'flakyHook.check' opened")
 			.contains("Circuit breaker of modify hook 'flakyHook.check' closed again");
+	}
+
+	@Test
+	void theDefaultsWeighAMinuteOfCallsSoABurstOfFailuresAmongManySuccessesOpensNothing() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(MantleHooksAutoConfiguration.class))
+			.withBean("flakyHook", FlakyHook.class)
+			.run((context) -> {
+				HookRunner runner = context.getBean(HookRunner.class);
+				FlakyHook hook = context.getBean(FlakyHook.class);
+				HookMethod method = context.getBean(HookRegistry.class).everyAgent().modifier(HookPoint.MODEL_RESPONSE);
+				CircuitBreakerConfig config = method.circuitBreaker().getCircuitBreakerConfig();
+				assertThat(config.getSlidingWindowType()).isEqualTo(CircuitBreakerConfig.SlidingWindowType.TIME_BASED);
+				assertThat(config.getSlidingWindowSize()).isEqualTo(60);
+				assertThat(config.getMinimumNumberOfCalls()).isEqualTo(20);
+				assertThat(config.getFailureRateThreshold()).isEqualTo(50);
+				assertThat(config.getWaitIntervalFunctionInOpenState().apply(1)).isEqualTo(10_000);
+				// a busy minute, then a burst of failures (a stall that timed out every
+				// hook running at that moment): a window of the last 50 calls would open
+				for (int i = 0; i < 100; i++) {
+					runner.runAndWait(HookPoint.MODEL_RESPONSE, HookRunnerTests.response("hi"), HookScope.none());
+				}
+				hook.failing.set(true);
+				for (int i = 0; i < 30; i++) {
+					assertThat(kind(runner.runAndWait(HookPoint.MODEL_RESPONSE, HookRunnerTests.response("hi"),
+							HookScope.none())))
+						.isEqualTo(HookFailure.Kind.CRASH);
+				}
+				assertThat(method.circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+				// a dependency that keeps failing still opens it
+				await().atMost(Duration.ofSeconds(60))
+					.until(() -> kind(runner.runAndWait(HookPoint.MODEL_RESPONSE, HookRunnerTests.response("hi"),
+							HookScope.none())) == HookFailure.Kind.CIRCUIT_OPEN);
+			});
 	}
 
 	@Test

@@ -4,9 +4,11 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.TurnStartedPayload;
+import io.mantlehooks.annotation.OnTurnStarted;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,10 +61,23 @@ class OutcomeCountsTests {
 	}
 
 	private static HookMethod freshHook() throws NoSuchMethodException {
-		Method method = ObserversAtCloseTests.CountingObserver.class.getDeclaredMethod("started",
-				TurnStartedPayload.class);
-		return new HookMethod("counting", HookPoint.TURN_STARTED, HookLane.OBSERVE, method,
-				ObserversAtCloseTests.CountingObserver::new, Duration.ofSeconds(1));
+		Method method = CountingObserver.class.getDeclaredMethod("started", TurnStartedPayload.class);
+		return new HookMethod("counting", HookPoint.TURN_STARTED, HookLane.OBSERVE, method, CountingObserver::new,
+				Duration.ofSeconds(1));
+	}
+
+	/**
+	 * Counts its invocations.
+	 */
+	static class CountingObserver {
+
+		final AtomicInteger started = new AtomicInteger();
+
+		@OnTurnStarted
+		void started(TurnStartedPayload payload) {
+			this.started.incrementAndGet();
+		}
+
 	}
 
 }

@@ -27,32 +27,32 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Virtual threads are not preempted: hooks that spin past their timeout ignoring
- * interrupts, as many as the machine has cores, would hold every carrier thread. The
- * executor then runs new hooks on platform threads, so other turns go on. The spinning
- * hooks spin until the test releases them, so that a new hook ran while they held every
- * carrier is shown by order, not by a wall-clock budget; the new hook's timeout is far
- * above what a loaded machine needs, so only the spinning hooks time out.
+ * interrupts, as many as the machine has cores, hold every carrier thread. The executor
+ * then runs new hooks on platform threads, so other turns go on. The spinning hooks spin
+ * until the test releases them, so that a new hook ran while they held every carrier is
+ * shown by order, not by a wall-clock budget; the new hook's timeout is far above what a
+ * loaded machine needs, so only the spinning hooks time out.
  */
 @EnabledForJreRange(min = JRE.JAVA_21)
 class VirtualHookExecutorTests {
 
 	@Test
 	void hooksRunOnWhileSpinningHooksHoldEveryCarrier() {
-		VirtualHookExecutor executor = new VirtualHookExecutor("test-hook-");
+		VirtualHookExecutor executor = new VirtualHookExecutor("test-hook-", 4);
 		HookRunner runner = runner(executor);
 		SpinHooks.release = new CountDownLatch(1);
 		SpinHooks.spinning.set(0);
 		try {
 			List<CompletableFuture<ModifyResult<ToolCallPayload>>> spinning = new ArrayList<>();
 			int carriers = Runtime.getRuntime().availableProcessors();
-			for (int i = 0; i <= carriers; i++) {
+			for (int i = 0; i < carriers; i++) {
 				spinning.add(runner.run(HookPoint.TOOL_CALL,
 						new ToolCallPayload("spin", Map.of(), Map.of(), Map.of(), "u", Map.of(), Channel.none()),
 						HookScope.none()));
 			}
 			spinning.forEach((result) -> assertThat(result.join()).isInstanceOfSatisfying(ModifyResult.Failed.class,
 					(failed) -> assertThat(failed.failure().kind()).isEqualTo(HookFailure.Kind.TIMEOUT)));
-			assertThat(VirtualHookExecutor.stragglers()).isPositive();
+			assertThat(executor.getAbandoned()).isEqualTo(carriers);
 			ModifyResult<IncomingMessagePayload> quick = runner.runAndWait(HookPoint.INCOMING_MESSAGE,
 					new IncomingMessagePayload("hi", "m", "u", Map.of(), Channel.none()), HookScope.none());
 			assertThat(quick).isInstanceOf(ModifyResult.Proceed.class);
@@ -61,7 +61,7 @@ class VirtualHookExecutorTests {
 			// (a runner that waited for them would have waited until their cap)
 			assertThat(SpinHooks.spinning.get()).isPositive();
 			SpinHooks.release.countDown();
-			await().atMost(Duration.ofSeconds(60)).until(() -> VirtualHookExecutor.stragglers() == 0);
+			await().atMost(Duration.ofSeconds(60)).until(() -> executor.getAbandoned() == 0);
 			runner.runAndWait(HookPoint.INCOMING_MESSAGE,
 					new IncomingMessagePayload("hi", "m", "u", Map.of(), Channel.none()), HookScope.none());
 			assertThat(QuickHooks.lastThread.get()).isEqualTo("test-hook-" + "virtual");

@@ -138,9 +138,9 @@ public final class MantleChatClientCustomizer implements ChatClientBuilderCustom
 				new TranscriptRecorder(transcript, Clock.systemUTC()));
 		this.turnOnly = List.of(turn);
 		this.full = List.of(turn,
-				new MantleToolLoopAdvisor(new TurnLoop(hooks, responses, outgoing,
-						new ToolBatch(hooks, toolCallingManager, approvals), maxIterations, maxSegmentLength), hooks),
-				new MantleModelCallAdvisor(new ModelCallStage(hooks, responses), hooks));
+				new MantleToolLoopAdvisor(new TurnLoop(hooks, responses, outgoing, new ToolBatch(hooks, approvals),
+						maxIterations, maxSegmentLength), new ToolAdvisorTakeOver(toolCallingManager)),
+				new MantleModelCallAdvisor(new ModelCallStage(hooks, responses)));
 		this.registry.onInstall(this::verify);
 		this.registry.onInstall(BufferingReport::log);
 	}

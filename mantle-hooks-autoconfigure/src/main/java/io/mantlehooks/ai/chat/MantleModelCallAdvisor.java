@@ -1,23 +1,16 @@
 package io.mantlehooks.ai.chat;
 
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 
 import io.mantlehooks.ai.chat.ModelCallStage.Prepared;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.ai.turn.Steps;
 import io.mantlehooks.ai.turn.Turn;
-import io.mantlehooks.runtime.HookRunner;
-import io.mantlehooks.runtime.HookWait;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
-import org.springframework.ai.chat.client.advisor.ChatModelCallAdvisor;
-import org.springframework.ai.chat.client.advisor.ChatModelStreamAdvisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
@@ -41,14 +34,8 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 
 	private final ModelCallStage stage;
 
-	private final Executor executor;
-
-	private final HookWait wait;
-
-	MantleModelCallAdvisor(ModelCallStage stage, HookRunner hooks) {
+	MantleModelCallAdvisor(ModelCallStage stage) {
 		this.stage = stage;
-		this.executor = hooks.getExecutor();
-		this.wait = hooks.getWait();
 	}
 
 	@Override
@@ -64,90 +51,39 @@ public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor 
 	@Override
 	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
 		Turn turn = TurnContexts.turnOf(request);
-		Prepared prepared = Steps.join(this.stage.prepare(turn, request), this.wait);
+		Prepared prepared = Steps.join(this.stage.prepare(turn, request));
 		if (prepared.reply() != null) {
 			return prepared.reply();
 		}
 		long started = System.nanoTime();
-		ChatModelCallAdvisor model = NextAdvisor.unobservedNext(chain.getCallAdvisors(), chain.getObservationRegistry(),
-				this, ChatModelCallAdvisor.class);
-		ChatClientResponse response = (model != null) ? model.adviseCall(prepared.request(), chain)
-				: chain.nextCall(prepared.request());
-		return Steps.join(this.stage.review(turn, response, millisSince(started)), this.wait);
+		ChatClientResponse response = chain.nextCall(prepared.request());
+		return Steps.join(this.stage.review(turn, response, millisSince(started)));
 	}
 
 	/**
-	 * Return whether a {@code .call()} through this advisor with the given chain reaches
-	 * Spring AI's model advisor without a hop, so that the tool loop may call this
-	 * advisor directly with the chain it was given, which is then never advanced.
-	 * @param chain a chain that holds this advisor
-	 * @return whether the model advisor comes next and nothing observes the hop into it
+	 * The streamed model call: the request hooks, then the rest of the chain (the model),
+	 * then the response hooks.
 	 */
-	boolean callsModelDirectly(CallAdvisorChain chain) {
-		return NextAdvisor.unobservedNext(chain.getCallAdvisors(), chain.getObservationRegistry(), this,
-				ChatModelCallAdvisor.class) != null;
-	}
-
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
-		Flux<ChatClientResponse> direct = straightToModel(request, chain);
-		return (direct != null) ? direct
-				: stream(request, chain::nextStream, NextAdvisor.isModelNext(chain.getStreamAdvisors(), this));
-	}
-
-	/**
-	 * Run one streamed model call as the tool loop's direct call ({@link NextAdvisor}):
-	 * straight into Spring AI's model advisor when nothing observes the hop into it, else
-	 * through a copy of the loop's chain that starts after this advisor.
-	 * @param request the request
-	 * @param loopChain the chain the tool loop was given, which holds this advisor; it is
-	 * copied when needed, never advanced
-	 * @return the model call's chunks
-	 */
-	Flux<ChatClientResponse> adviseStreamDirectly(ChatClientRequest request, StreamAdvisorChain loopChain) {
-		Flux<ChatClientResponse> direct = straightToModel(request, loopChain);
-		return (direct != null) ? direct : adviseStream(request, loopChain.copy(this));
-	}
-
-	/**
-	 * The streamed model call straight into Spring AI's model advisor, when it comes
-	 * right after this advisor in the chain and nothing observes the hop into it;
-	 * {@code null} otherwise.
-	 */
-	private @Nullable Flux<ChatClientResponse> straightToModel(ChatClientRequest request, StreamAdvisorChain chain) {
-		ChatModelStreamAdvisor model = NextAdvisor.unobservedNext(chain.getStreamAdvisors(),
-				chain.getObservationRegistry(), this, ChatModelStreamAdvisor.class);
-		return (model != null) ? stream(request, (sent) -> model.adviseStream(sent, chain), true) : null;
-	}
-
-	/**
-	 * The streamed model call: the request hooks, then the model (through {@code next}),
-	 * then the response hooks.
-	 * @param modelNext whether {@code next} is Spring AI's model advisor, which gets only
-	 * the application's context
-	 */
-	private Flux<ChatClientResponse> stream(ChatClientRequest request,
-			Function<ChatClientRequest, Flux<ChatClientResponse>> next, boolean modelNext) {
 		return Flux.defer(() -> {
 			Turn turn = TurnContexts.turnOf(request);
-			return Steps.mono(this.stage.prepare(turn, request), this.executor)
+			return Steps.mono(this.stage.prepare(turn, request), Steps.ELASTIC)
 				.flatMapMany((prepared) -> (prepared.reply() != null) ? Flux.just(prepared.reply())
-						: call(turn, prepared.request(), next, modelNext));
+						: call(turn, prepared.request(), chain));
 		});
 	}
 
-	private Flux<ChatClientResponse> call(Turn turn, ChatClientRequest request,
-			Function<ChatClientRequest, Flux<ChatClientResponse>> next, boolean modelNext) {
+	private Flux<ChatClientResponse> call(Turn turn, ChatClientRequest request, StreamAdvisorChain chain) {
 		return Flux.defer(() -> {
 			long started = System.nanoTime();
-			ChatClientRequest sent = modelNext ? TurnContexts.toModel(request) : request;
-			Flux<ChatClientResponse> chunks = CurrentTurnPropagation.subscribeWithin(turn, next.apply(sent));
+			Flux<ChatClientResponse> chunks = CurrentTurnPropagation.subscribeWithin(turn, chain.nextStream(request));
 			if (this.stage.buffersResponses(turn)) {
 				// the response hook must see the whole completion before any of it
 				// goes on
 				return aggregate(chunks)
 					.flatMap((response) -> Steps.mono(this.stage.review(turn, response, millisSince(started)),
-							this.executor))
+							Steps.ELASTIC))
 					.flux();
 			}
 			if (this.stage.observesResponses(turn)) {

@@ -3,19 +3,17 @@ package io.mantlehooks.ai.chat;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
+import io.mantlehooks.ai.chat.ToolAdvisorTakeOver.Tools;
 import io.mantlehooks.ai.chat.TurnLoop.Decision;
 import io.mantlehooks.ai.chat.TurnLoop.State;
 import io.mantlehooks.ai.chat.TurnLoop.Streaming;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.ai.turn.Steps;
 import io.mantlehooks.ai.turn.Turn;
-import io.mantlehooks.runtime.HookRunner;
-import io.mantlehooks.runtime.HookWait;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
@@ -26,33 +24,31 @@ import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
-import org.springframework.ai.chat.client.advisor.api.ToolAdvisor;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.model.tool.ToolCallingManager;
 
 /**
- * The chain's tool advisor (Spring AI allows one; with this one present, the
- * {@code ChatClient} does not add its own {@link ToolCallingAdvisor}). It drives the
- * rounds of {@link TurnLoop}: {@code .call()} makes each model call and applies the
- * round's decision; {@code .stream()} does the same without blocking, and when no hook
- * may change the reply it streams the model's text live. Tools still run through Spring
- * AI's {@link ToolCallingManager} and {@code ToolCallback}s.
+ * The tool loop of a hooked turn. It drives the rounds of {@link TurnLoop}:
+ * {@code .call()} makes each model call through a copy of the rest of the chain and
+ * applies the round's decision; {@code .stream()} does the same without blocking, and
+ * when no hook may change the reply it streams the model's text live. Tools run through
+ * Spring AI's {@link ToolCallingManager} and {@code ToolCallback}s; the chain's own
+ * {@link ToolCallingAdvisor} (the one the {@code ChatClient} adds, or the application's)
+ * is taken over: its manager runs the tools and it stays out of the model calls
+ * ({@link ToolAdvisorTakeOver}).
  */
-public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, ToolAdvisor {
+public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor {
 
 	/** The default order of Spring AI's tool advisor: inside memory, outside RAG. */
 	public static final int ORDER = ToolCallingAdvisor.DEFAULT_ORDER;
 
 	private final TurnLoop loop;
 
-	private final Executor executor;
+	private final ToolAdvisorTakeOver takeOver;
 
-	private final HookWait wait;
-
-	MantleToolLoopAdvisor(TurnLoop loop, HookRunner hooks) {
+	MantleToolLoopAdvisor(TurnLoop loop, ToolAdvisorTakeOver takeOver) {
 		this.loop = loop;
-		this.executor = hooks.getExecutor();
-		this.wait = hooks.getWait();
+		this.takeOver = takeOver;
 	}
 
 	@Override
@@ -67,71 +63,25 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 
 	@Override
 	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
-		return call(request, chain, true);
-	}
-
-	/**
-	 * Run the loop as the turn advisor's direct {@code .call()}: only when
-	 * {@link #reachesModelDirectly} holds for the chain.
-	 * @param request the request
-	 * @param chain a chain that holds this advisor; it is copied when needed, never
-	 * advanced
-	 * @return the turn's response
-	 */
-	ChatClientResponse adviseCallDirectly(ChatClientRequest request, CallAdvisorChain chain) {
-		return call(request, chain, false);
-	}
-
-	/**
-	 * Return whether a {@code .call()} through this advisor reaches Spring AI's model
-	 * advisor without a hop: the model-call advisor comes next, and after it Spring AI's,
-	 * and nothing observes the hops (see {@link NextAdvisor#unobservedNext}).
-	 * @param chain a chain that holds this advisor
-	 * @return whether the whole way to the model goes without a hop
-	 */
-	boolean reachesModelDirectly(CallAdvisorChain chain) {
-		return modelCallOf(chain) != null;
-	}
-
-	private @Nullable MantleModelCallAdvisor modelCallOf(CallAdvisorChain chain) {
-		MantleModelCallAdvisor modelCall = NextAdvisor.unobservedNext(chain.getCallAdvisors(),
-				chain.getObservationRegistry(), this, MantleModelCallAdvisor.class);
-		return (modelCall != null && modelCall.callsModelDirectly(chain)) ? modelCall : null;
-	}
-
-	private ChatClientResponse call(ChatClientRequest request, CallAdvisorChain chain, boolean unspent) {
-		State state = new State(TurnContexts.turnOf(request), request, Streaming.BUFFERED);
+		Tools tools = this.takeOver.of(request, chain.getCallAdvisors(), this);
+		State state = new State(TurnContexts.turnOf(request), request, Streaming.BUFFERED, tools.manager());
 		Round round = Round.first(request);
 		Resume resume = Resume.of(request);
 		if (resume != null) {
 			// an approved or declined batch: its tools run (or not) before the next
 			// model call
-			Decision resumed = Steps.join(this.loop.resume(state, resume), this.wait);
+			Decision resumed = Steps.join(this.loop.resume(state, resume));
 			if (resumed.next() == null) {
 				return resumed.response();
 			}
 			round = resumed.next();
 		}
-		// a direct call only when the whole way to the model goes without a hop
-		// (NextAdvisor): else reaching the next advisor directly takes a copy of the
-		// chain, which costs a .call() more than the hops it saves
-		MantleModelCallAdvisor modelCall = modelCallOf(chain);
-		CallAdvisorChain unspentChain = unspent ? chain : null;
 		while (true) {
-			ChatClientRequest roundRequest = round.request(request);
-			ChatClientResponse response;
-			if (modelCall != null) {
-				// straight on to the model, which only reads the chain
-				response = modelCall.adviseCall(roundRequest, chain);
-			}
-			else {
-				// the chain is spent once called; later rounds go through a fresh copy
-				CallAdvisorChain next = (unspentChain != null) ? unspentChain : chain.copy(this);
-				unspentChain = null;
-				response = next.nextCall(roundRequest);
-			}
+			// each round goes through the rest of the chain again, as Spring AI's own
+			// tool advisor does: a chain is spent once called
+			ChatClientResponse response = tools.roundChain(chain, this).nextCall(round.request(request));
 			state.roundDone(response.chatResponse());
-			Decision decision = Steps.join(this.loop.next(state, round, response), this.wait);
+			Decision decision = Steps.join(this.loop.next(state, round, response));
 			if (decision.next() == null) {
 				return state.withTurnUsage(decision.response());
 			}
@@ -141,46 +91,20 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 
 	@Override
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
-		return stream(request, chain, true);
-	}
-
-	/**
-	 * Run the loop as the turn advisor's direct call ({@link NextAdvisor}).
-	 * @param request the request
-	 * @param chain a chain that holds this advisor; it is copied, never advanced
-	 * @return the turn's stream
-	 */
-	Flux<ChatClientResponse> adviseStreamDirectly(ChatClientRequest request, StreamAdvisorChain chain) {
-		return stream(request, chain, false);
-	}
-
-	private Flux<ChatClientResponse> stream(ChatClientRequest request, StreamAdvisorChain chain, boolean unspent) {
 		return Flux.defer(() -> {
 			Turn turn = TurnContexts.turnOf(request);
-			State state = new State(turn, request, this.loop.streaming(turn));
-			state.segments(this.loop.segments(state, this.executor));
+			Tools tools = this.takeOver.of(request, chain.getStreamAdvisors(), this);
+			State state = new State(turn, request, this.loop.streaming(turn), tools.manager());
+			state.segments(this.loop.segments(state, Steps.ELASTIC));
+			ModelCalls calls = new ModelCalls(chain, tools, this);
 			Resume resume = Resume.of(request);
 			if (resume == null) {
-				return round(state, Round.first(request), chain, unspent);
+				return round(state, Round.first(request), calls);
 			}
-			return Steps.mono(this.loop.resume(state, resume), this.executor)
-				.flatMapMany((decision) -> (decision.next() != null) ? round(state, decision.next(), chain, unspent)
+			return Steps.mono(this.loop.resume(state, resume), Steps.ELASTIC)
+				.flatMapMany((decision) -> (decision.next() != null) ? round(state, decision.next(), calls)
 						: Flux.just(decision.response()));
 		});
-	}
-
-	/**
-	 * One streamed model call: straight into the model-call advisor when it comes next,
-	 * else through the chain, which is spent once called (later rounds take a fresh
-	 * copy).
-	 */
-	private Flux<ChatClientResponse> modelStream(StreamAdvisorChain chain, boolean unspent, ChatClientRequest request) {
-		MantleModelCallAdvisor modelCall = NextAdvisor.after(chain.getStreamAdvisors(), this,
-				MantleModelCallAdvisor.class);
-		if (modelCall != null) {
-			return modelCall.adviseStreamDirectly(request, chain);
-		}
-		return (unspent ? chain : chain.copy(this)).nextStream(request);
 	}
 
 	/**
@@ -188,12 +112,12 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 	 * sentence when an outgoing-text hook cuts them, else only aggregated), then the
 	 * round's decision: another round, or the final reply.
 	 */
-	private Flux<ChatClientResponse> round(State state, Round round, StreamAdvisorChain chain, boolean unspent) {
+	private Flux<ChatClientResponse> round(State state, Round round, ModelCalls calls) {
 		AtomicReference<ChatClientResponse> aggregated = new AtomicReference<>();
 		Flux<ChatClientResponse> chunks = RoundAggregator
 			// subscribed with the turn current, so the tasks the round schedules carry it
-			.aggregate(CurrentTurnPropagation.subscribeWithin(state.turn(),
-					modelStream(chain, unspent, round.request(state.request()))), aggregated::set)
+			.aggregate(CurrentTurnPropagation.subscribeWithin(state.turn(), calls.next(round.request(state.request()))),
+					aggregated::set)
 			.filter(TurnStreams::hasText)
 			.map(TurnStreams::withReportedOutcome);
 		SegmentedReply segments = state.segments();
@@ -227,9 +151,9 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			if (held != null && !ChatResponses.hasToolCalls(response.chatResponse())) {
 				// no tool calls: the round ends the reply, and its text goes out now
 				return segmented(state, segments, Flux.fromIterable(held), () -> true)
-					.concatWith(unlessRetracted(state, segments, () -> decide(state, round, response, chain, null)));
+					.concatWith(unlessRetracted(state, segments, () -> decide(state, round, response, calls, null)));
 			}
-			return decide(state, round, response, chain, held);
+			return decide(state, round, response, calls, held);
 		}));
 	}
 
@@ -237,9 +161,9 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 	 * The round's decision: the next round (after the text a tool round held, when its
 	 * batch ran), or the final reply when it still has to reach the caller.
 	 */
-	private Flux<ChatClientResponse> decide(State state, Round round, ChatClientResponse response,
-			StreamAdvisorChain chain, @Nullable List<ChatClientResponse> held) {
-		return Steps.mono(this.loop.next(state, round, response), this.executor).flatMapMany((decision) -> {
+	private Flux<ChatClientResponse> decide(State state, Round round, ChatClientResponse response, ModelCalls calls,
+			@Nullable List<ChatClientResponse> held) {
+		return Steps.mono(this.loop.next(state, round, response), Steps.ELASTIC).flatMapMany((decision) -> {
 			Round following = decision.next();
 			if (following == null) {
 				return decision.emit() ? Flux.just(state.withTurnUsage(decision.response())) : Flux.empty();
@@ -247,10 +171,10 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 			SegmentedReply segments = state.segments();
 			if (segments == null || held == null || held.isEmpty() || following.feedback() != null) {
 				// a retried batch is discarded with the text that came with it
-				return round(state, following, chain, false);
+				return round(state, following, calls);
 			}
 			return segmented(state, segments, Flux.fromIterable(held), () -> false)
-				.concatWith(unlessRetracted(state, segments, () -> round(state, following, chain, false)));
+				.concatWith(unlessRetracted(state, segments, () -> round(state, following, calls)));
 		});
 	}
 
@@ -289,6 +213,18 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor, 
 
 	private static @Nullable ChatResponse chatResponse(@Nullable ChatClientResponse response) {
 		return (response != null) ? response.chatResponse() : null;
+	}
+
+	/**
+	 * The model calls of one streamed turn: each through a fresh copy of the rest of the
+	 * chain, without the tool advisor the loop took over.
+	 */
+	private record ModelCalls(StreamAdvisorChain chain, Tools tools, StreamAdvisor loop) {
+
+		Flux<ChatClientResponse> next(ChatClientRequest request) {
+			return this.tools.roundChain(this.chain, this.loop).nextStream(request);
+		}
+
 	}
 
 }

@@ -2,7 +2,6 @@ package io.mantlehooks.ai.chat;
 
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
-import java.util.concurrent.Executor;
 
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.ai.chat.IncomingMessageStage.Start;
@@ -13,12 +12,10 @@ import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.ai.turn.TurnCancelledException;
 import io.mantlehooks.runtime.CallerContext;
 import io.mantlehooks.runtime.HookRunner;
-import io.mantlehooks.runtime.HookWait;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
@@ -55,19 +52,9 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 
 	private final TurnRun.Edge edge;
 
-	private final Executor executor;
-
-	private final HookWait wait;
-
-	private final Scheduler writes;
-
 	MantleTurnAdvisor(HookRunner hooks, IncomingMessageStage incoming, TurnObservations observations,
 			ApprovalStage approvals, TranscriptRecorder transcript) {
 		this.edge = new TurnRun.Edge(hooks, incoming, approvals, transcript, observations);
-		this.executor = hooks.getExecutor();
-		this.wait = hooks.getWait();
-		// transcript writes may block (a database): never on a Reactor thread
-		this.writes = Schedulers.fromExecutor(this.executor);
 	}
 
 	@Override
@@ -88,7 +75,9 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 		Turn enclosing = CurrentTurn.get();
 		if (enclosing != null) {
 			Turn nested = enclosing.nested(request.context());
-			return TurnContexts.leave(chain.nextCall(TurnContexts.enter(request, nested)), nested, null);
+			ChatClientRequest entered = ToolAdvisorTakeOver.mark(TurnContexts.enter(request, nested),
+					chain.getCallAdvisors());
+			return TurnContexts.leave(chain.nextCall(entered), nested, null);
 		}
 		TurnRun run = TurnRun.begin(this.edge, request, CallerContext.capture(), null);
 		Observation observation = run.observation();
@@ -103,7 +92,7 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 	private ChatClientResponse call(TurnRun run, ChatClientRequest request, CallAdvisorChain chain) {
 		Start start;
 		try {
-			start = Steps.join(run.start(request), this.wait);
+			start = Steps.join(run.start(request));
 		}
 		catch (TurnCancelledException ex) {
 			return cancelled(run, request);
@@ -123,7 +112,7 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 		run.recordUser();
 		ChatClientResponse response;
 		try (CurrentTurn.Scope scope = CurrentTurn.open(run.turn())) {
-			response = next(chain, start.request());
+			response = chain.nextCall(ToolAdvisorTakeOver.mark(start.request(), chain.getCallAdvisors()));
 		}
 		catch (TurnCancelledException ex) {
 			return cancelled(run, request);
@@ -165,13 +154,14 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 				Turn nested = enclosing.nested(request.context());
 				TurnContexts.Chunks chunks = new TurnContexts.Chunks(nested);
 				return TurnBoundAdvisor.bind(chain, this)
-					.nextStream(TurnContexts.enter(request, nested))
+					.nextStream(
+							ToolAdvisorTakeOver.mark(TurnContexts.enter(request, nested), chain.getStreamAdvisors()))
 					.map(chunks::leave)
 					.contextWrite((context) -> CurrentTurnPropagation.contextWrite(context, nested));
 			}
 			TurnRun run = TurnRun.begin(this.edge, request, CallerContext.capture(reactorContext),
 					reactorContext.getOrDefault(ObservationThreadLocalAccessor.KEY, null));
-			Flux<ChatClientResponse> turn = Steps.mono(run.start(request), this.executor)
+			Flux<ChatClientResponse> turn = Steps.mono(run.start(request), Steps.ELASTIC)
 				.flatMapMany((start) -> stream(run, start, chain))
 				// the turn ends before the caller sees the stream end, so its finished
 				// observers have started by then, as in .call()
@@ -192,8 +182,8 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 
 	/**
 	 * The streamed turn after its start: the reply it ended with, or the chain's chunks;
-	 * with the transcript written on the hook executor, never on a Reactor thread, and
-	 * kept when the caller cancels.
+	 * with the transcript written on Reactor's bounded-elastic scheduler, and kept when
+	 * the caller cancels.
 	 */
 	private Flux<ChatClientResponse> stream(TurnRun run, Start start, StreamAdvisorChain chain) {
 		ChatClientResponse reply = run.endedAtStart(start);
@@ -202,50 +192,31 @@ public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 				return Flux.just(reply);
 			}
 			return write(run::recordEndedAtStart).thenMany(Flux.just(reply))
-				.doOnCancel(() -> this.executor.execute(run::recordEndedAtStart));
+				.doOnCancel(() -> Steps.ELASTIC.execute(run::recordEndedAtStart));
 		}
 		ChatClientRequest request = start.request();
 		if (request == null || !run.enterChain(start)) {
 			return Flux.empty();
 		}
 		Flux<ChatClientResponse> chunks = CurrentTurnPropagation
-			.subscribeWithin(run.turn(), next(chain, TurnBoundAdvisor.bind(chain, this, run.retracts()), request))
+			.subscribeWithin(run.turn(),
+					TurnBoundAdvisor.bind(chain, this, run.retracts())
+						.nextStream(ToolAdvisorTakeOver.mark(request, chain.getStreamAdvisors())))
 			.map(run::leave);
 		if (!run.records()) {
 			return chunks;
 		}
 		return write(run::recordUser).thenMany(chunks)
 			.concatWith(write(() -> run.recordReply(false)).then(Mono.empty()))
-			.doOnCancel(() -> this.executor.execute(() -> run.recordReply(true)));
+			.doOnCancel(() -> Steps.ELASTIC.execute(() -> run.recordReply(true)));
 	}
 
 	/**
-	 * The rest of a {@code .call()} turn's chain: straight into the tool loop when it
-	 * comes next and the whole way to the model goes without a hop that anybody would see
-	 * ({@link MantleToolLoopAdvisor#reachesModelDirectly}), else through the chain.
+	 * A transcript write, which may block (a database): on Reactor's bounded-elastic
+	 * scheduler, never on the thread that emits the stream.
 	 */
-	private ChatClientResponse next(CallAdvisorChain chain, ChatClientRequest request) {
-		MantleToolLoopAdvisor loop = NextAdvisor.unobservedNext(chain.getCallAdvisors(), chain.getObservationRegistry(),
-				this, MantleToolLoopAdvisor.class);
-		return (loop != null && loop.reachesModelDirectly(chain)) ? loop.adviseCallDirectly(request, chain)
-				: chain.nextCall(request);
-	}
-
-	/**
-	 * The rest of the stream's chain: straight into the tool loop when it comes next in
-	 * the chain ({@link NextAdvisor}), else through the chain.
-	 * @param chain the chain this advisor was called with, where its neighbour is found
-	 * @param bound the chain to continue with ({@link TurnBoundAdvisor#bind}, which never
-	 * wraps the tool loop)
-	 */
-	private Flux<ChatClientResponse> next(StreamAdvisorChain chain, StreamAdvisorChain bound,
-			ChatClientRequest request) {
-		MantleToolLoopAdvisor loop = NextAdvisor.after(chain.getStreamAdvisors(), this, MantleToolLoopAdvisor.class);
-		return (loop != null) ? loop.adviseStreamDirectly(request, bound) : bound.nextStream(request);
-	}
-
-	private Mono<Void> write(Runnable write) {
-		return Mono.<Void>fromRunnable(write).subscribeOn(this.writes);
+	private static Mono<Void> write(Runnable write) {
+		return Mono.<Void>fromRunnable(write).subscribeOn(Schedulers.boundedElastic());
 	}
 
 	private static boolean interrupted(Throwable ex) {

@@ -23,10 +23,8 @@ final class Rounds {
 	static final String FEEDBACK = "mantle.feedback";
 
 	/** Every key the engine uses internally; none is part of a final response. */
-	static final Set<String> INTERNAL_KEYS = Set.of(Turn.CONTEXT_KEY, ITERATION, FEEDBACK, RoundReport.KEY, Resume.KEY);
-
-	/** The same keys, to walk without an iterator on the per-call path. */
-	static final String[] INTERNAL_KEY_ARRAY = INTERNAL_KEYS.toArray(String[]::new);
+	static final Set<String> INTERNAL_KEYS = Set.of(Turn.CONTEXT_KEY, ITERATION, FEEDBACK, RoundReport.KEY, Resume.KEY,
+			ToolAdvisorTakeOver.KEY);
 
 	private Rounds() {
 	}

@@ -143,8 +143,8 @@ final class TurnBoundAdvisor implements BaseAdvisor {
 	public ChatClientResponse after(ChatClientResponse response, AdvisorChain chain) {
 		Turn turn = turnOf(response);
 		if (turn == null) {
-			// a streamed model call's chunks leave the engine's keys behind
-			// (TurnContexts.toModel): the turn is the one this advisor was entered with
+			// a response without the engine's keys (an advisor of the application made
+			// its own): the turn is the one this advisor was entered with
 			turn = this.turn;
 		}
 		if (turn == null || CurrentTurn.get() == turn) {

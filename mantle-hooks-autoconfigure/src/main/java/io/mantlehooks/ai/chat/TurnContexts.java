@@ -25,9 +25,6 @@ final class TurnContexts {
 	static final Set<String> ENGINE_KEYS = Set.of(MantleHooks.TURN_ID, MantleHooks.OUTCOME, MantleHooks.REASON,
 			MantleHooks.APPROVAL_ID, MantleHooks.APPROVAL_CALLS, MantleHooks.RETRACTED);
 
-	/** The same keys, walked by index: a turn's edges run once per turn or chunk. */
-	private static final String[] ENGINE_KEY_ARRAY = ENGINE_KEYS.toArray(String[]::new);
-
 	private TurnContexts() {
 	}
 
@@ -50,29 +47,10 @@ final class TurnContexts {
 	 */
 	static ChatClientRequest enter(ChatClientRequest request, Turn turn) {
 		Map<String, @Nullable Object> context = sizedCopy(request.context(), 1);
-		removeAll(context, ENGINE_KEY_ARRAY);
-		removeAll(context, Rounds.INTERNAL_KEY_ARRAY);
+		context.keySet().removeAll(ENGINE_KEYS);
+		context.keySet().removeAll(Rounds.INTERNAL_KEYS);
 		context.put(Turn.CONTEXT_KEY, turn);
 		return new ChatClientRequest(request.prompt(), context);
-	}
-
-	/**
-	 * Return the request a streamed model call hands to Spring AI's own model advisor:
-	 * without the engine's internal keys. That advisor copies the request's context into
-	 * every chunk, and every advisor hop above copies each chunk's context again; the
-	 * engine's stages know their turn without it, so only the application's own keys
-	 * travel with the chunks, as in a turn without hooks.
-	 */
-	static ChatClientRequest toModel(ChatClientRequest request) {
-		Map<String, @Nullable Object> context = request.context();
-		if (!containsAny(context, Rounds.INTERNAL_KEY_ARRAY)) {
-			return request;
-		}
-		Map<String, @Nullable Object> withoutInternal = new HashMap<>(context);
-		removeAll(withoutInternal, Rounds.INTERNAL_KEY_ARRAY);
-		// nothing of the application's left: the model advisor copies Map.of() into its
-		// chunks as it is, where an empty HashMap costs an iterator on every chunk
-		return new ChatClientRequest(request.prompt(), withoutInternal.isEmpty() ? Map.of() : withoutInternal);
 	}
 
 	/**
@@ -82,24 +60,6 @@ final class TurnContexts {
 		Map<String, @Nullable Object> copy = new HashMap<>((int) ((source.size() + more) / 0.75f) + 1);
 		copy.putAll(source);
 		return copy;
-	}
-
-	private static void removeAll(Map<String, @Nullable Object> context, String[] keys) {
-		if (context.isEmpty()) {
-			return;
-		}
-		for (String key : keys) {
-			context.remove(key);
-		}
-	}
-
-	private static boolean containsAny(Map<String, @Nullable Object> context, String[] keys) {
-		for (String key : keys) {
-			if (context.containsKey(key)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/**
@@ -113,7 +73,7 @@ final class TurnContexts {
 	private static Map<String, @Nullable Object> callerContext(Map<String, @Nullable Object> source, Turn turn,
 			@Nullable Outcome outcome) {
 		Map<String, @Nullable Object> context = sizedCopy(source, (outcome != null) ? 4 : 2);
-		removeAll(context, Rounds.INTERNAL_KEY_ARRAY);
+		context.keySet().removeAll(Rounds.INTERNAL_KEYS);
 		context.put(MantleHooks.TURN_ID, turn.id());
 		context.put(MantleHooks.AGENT, turn.agent());
 		if (outcome != null) {

@@ -33,6 +33,7 @@ import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
 
 /**
@@ -135,7 +136,7 @@ final class TurnLoop {
 		}
 		ToolCallingChatOptions options = (ToolCallingChatOptions) state.request().prompt().getOptions();
 		return this.tools
-			.run(state.turn(), round.history(), options, response.chatResponse(),
+			.run(state.turn(), state.toolCallingManager(), round.history(), options, response.chatResponse(),
 					this.hooks.hasModifier(HookPoint.MODEL_RESPONSE, state.turn().scope()))
 			.then((batch) -> afterBatch(state, round, response, batch));
 	}
@@ -190,7 +191,7 @@ final class TurnLoop {
 			return afterBatch(state, round, response,
 					new BatchOutcome.Closed("the request that approved the batch offers no tools"));
 		}
-		return this.tools.resume(state.turn(), batch, options)
+		return this.tools.resume(state.turn(), state.toolCallingManager(), batch, options)
 			.then((outcome) -> afterBatch(state, round, response, outcome));
 	}
 
@@ -405,6 +406,8 @@ final class TurnLoop {
 
 		private final boolean runsTools;
 
+		private final ToolCallingManager toolCallingManager;
+
 		private @Nullable SegmentedReply segments;
 
 		private @Nullable Outcome outcome;
@@ -418,10 +421,11 @@ final class TurnLoop {
 		/** The responses of the rounds so far, whose token usage the turn reports. */
 		private final List<ChatResponse> rounds = new ArrayList<>();
 
-		State(Turn turn, ChatClientRequest request, Streaming streaming) {
+		State(Turn turn, ChatClientRequest request, Streaming streaming, ToolCallingManager toolCallingManager) {
 			this.turn = turn;
 			this.request = request;
 			this.streaming = streaming;
+			this.toolCallingManager = toolCallingManager;
 			this.runsTools = runsTools(request);
 			this.streamed = (streaming != Streaming.BUFFERED) ? new StringBuilder() : null;
 		}
@@ -437,6 +441,14 @@ final class TurnLoop {
 
 		Turn turn() {
 			return this.turn;
+		}
+
+		/**
+		 * Return what executes the turn's tool calls: the application's tool advisor's
+		 * manager when the loop took one over.
+		 */
+		ToolCallingManager toolCallingManager() {
+			return this.toolCallingManager;
 		}
 
 		ChatClientRequest request() {

@@ -8,7 +8,6 @@ import io.mantlehooks.observation.DefaultTurnObservationConvention;
 import io.mantlehooks.observation.TurnObservationContext;
 import io.mantlehooks.observation.TurnObservationConvention;
 import io.mantlehooks.observation.TurnObservationDocumentation;
-import io.mantlehooks.runtime.ChatModelOnlyRegistries;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -28,13 +27,10 @@ final class TurnObservations {
 
 	private final ObservationRegistry registry;
 
-	private final ChatModelOnlyRegistries.Check observed;
-
 	private final @Nullable TurnObservationConvention convention;
 
 	TurnObservations(ObservationRegistry registry, @Nullable TurnObservationConvention convention) {
 		this.registry = registry;
-		this.observed = ChatModelOnlyRegistries.check(registry);
 		this.convention = convention;
 	}
 
@@ -44,20 +40,28 @@ final class TurnObservations {
 	 * @return the started observation, {@code null} when nothing is observed
 	 */
 	@Nullable Observation start(Turn turn, @Nullable Observation parent) {
-		if (!this.observed.observesEngine()) {
+		if (this.registry.isNoop()) {
 			return null;
 		}
+		Observation observation = TurnObservationDocumentation.MANTLE_TURN.observation(this.convention,
+				DEFAULT_CONVENTION, () -> context(turn), this.registry);
+		if (observation.isNoop()) {
+			// the registry's predicates keep mantle.turn out
+			return null;
+		}
+		if (parent != null && !parent.isNoop()) {
+			observation.parentObservation(parent);
+		}
+		return observation.start();
+	}
+
+	private static TurnObservationContext context(Turn turn) {
 		TurnObservationContext context = new TurnObservationContext(turn.id(), turn.channel().name());
 		context.setSenderId(turn.senderId());
 		context.setAgent(turn.agent());
 		// the conversation the transcript files the turn under, so tools can look it up
 		context.setConversationId(TranscriptRecorder.conversationOf(turn));
-		Observation observation = TurnObservationDocumentation.MANTLE_TURN.observation(this.convention,
-				DEFAULT_CONVENTION, () -> context, this.registry);
-		if (parent != null && !parent.isNoop()) {
-			observation.parentObservation(parent);
-		}
-		return observation.start();
+		return context;
 	}
 
 	/**

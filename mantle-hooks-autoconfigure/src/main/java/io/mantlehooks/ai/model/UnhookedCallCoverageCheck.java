@@ -6,7 +6,6 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 import io.mantlehooks.HookPoint;
-import io.mantlehooks.runtime.ChatModelOnlyRegistries;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -74,7 +73,6 @@ public final class UnhookedCallCoverageCheck implements SmartInitializingSinglet
 			registry.observationConfig().observationHandler(new UnhookedCallObservationHandler(unhookedCalls));
 			if (!listened) {
 				registry.observationConfig().observationPredicate(new ChatModelObservationsOnly());
-				ChatModelOnlyRegistries.add(registry);
 			}
 			return;
 		}

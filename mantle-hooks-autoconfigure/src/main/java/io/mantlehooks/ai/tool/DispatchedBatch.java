@@ -10,7 +10,6 @@ import io.mantlehooks.HookPoint;
 import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.HookRunner;
-import io.mantlehooks.runtime.KeptHookThread;
 import io.mantlehooks.runtime.ModifyResult;
 import org.jspecify.annotations.Nullable;
 
@@ -42,11 +41,6 @@ final class DispatchedBatch {
 	private final boolean[] threw;
 
 	private final Map<String, ArrayDeque<Integer>> pending = new HashMap<>();
-
-	/**
-	 * The hook thread the batch's tool-result hooks keep between them, made by the first.
-	 */
-	private @Nullable KeptHookThread resultHookThread;
 
 	DispatchedBatch(Turn turn, HookRunner hooks, List<AssistantMessage.ToolCall> calls,
 			List<Map<String, Object>> arguments, List<Map<String, Object>> metadata, List<@Nullable String> refusals) {
@@ -126,7 +120,7 @@ final class DispatchedBatch {
 		ToolResultPayload result = payload;
 		if (this.hooks.hasHooks(HookPoint.TOOL_RESULT, this.turn.scope())) {
 			ModifyResult<ToolResultPayload> hooked = this.hooks.runAndWait(HookPoint.TOOL_RESULT, payload,
-					this.turn.scope(), resultHookThread());
+					this.turn.scope());
 			// fail open: a crash, timeout or ignored signal keeps the original result
 			if (hooked instanceof ModifyResult.Proceed<ToolResultPayload> proceed) {
 				result = proceed.payload();
@@ -136,30 +130,6 @@ final class DispatchedBatch {
 			this.results[index] = result;
 		}
 		return result.value();
-	}
-
-	/**
-	 * The batch's results pass their hooks one after another, each right after its tool
-	 * returned: the thread that ran one hook spins for the next instead of being woken
-	 * again for it.
-	 */
-	private synchronized KeptHookThread resultHookThread() {
-		KeptHookThread thread = this.resultHookThread;
-		if (thread == null) {
-			thread = this.hooks.keepThread();
-			this.resultHookThread = thread;
-		}
-		return thread;
-	}
-
-	/**
-	 * The batch is done: its tool-result hooks' thread goes back to the hook executor.
-	 */
-	synchronized void close() {
-		KeptHookThread thread = this.resultHookThread;
-		if (thread != null) {
-			thread.close();
-		}
 	}
 
 	/**

@@ -61,29 +61,24 @@ public final class ToolBatch {
 
 	private final HookRunner hooks;
 
-	private final ToolCallingManager toolCallingManager;
-
 	private final @Nullable ToolApprovals approvals;
 
 	/**
 	 * Create the batch stage.
 	 * @param hooks the hook runner
-	 * @param toolCallingManager what executes tool calls
 	 */
-	public ToolBatch(HookRunner hooks, ToolCallingManager toolCallingManager) {
-		this(hooks, toolCallingManager, null);
+	public ToolBatch(HookRunner hooks) {
+		this(hooks, null);
 	}
 
 	/**
 	 * Create the batch stage with approvals: a batch with a call that needs approval
 	 * pauses after preflight, before any tool runs.
 	 * @param hooks the hook runner
-	 * @param toolCallingManager what executes tool calls
 	 * @param approvals which calls need approval, {@code null} for none
 	 */
-	public ToolBatch(HookRunner hooks, ToolCallingManager toolCallingManager, @Nullable ToolApprovals approvals) {
+	public ToolBatch(HookRunner hooks, @Nullable ToolApprovals approvals) {
 		this.hooks = hooks;
-		this.toolCallingManager = toolCallingManager;
 		this.approvals = approvals;
 	}
 
@@ -108,6 +103,7 @@ public final class ToolBatch {
 	/**
 	 * Run the batch of a model response.
 	 * @param turn the turn
+	 * @param manager what executes the tool calls
 	 * @param history the turn's history before the response
 	 * @param options the request's options, with the offered tools
 	 * @param response the model response with tool calls
@@ -116,8 +112,8 @@ public final class ToolBatch {
 	 * instead of reaching Spring AI
 	 * @return the step whose result tells the loop what to do next
 	 */
-	public Step<BatchOutcome> run(Turn turn, List<Message> history, ToolCallingChatOptions options,
-			ChatResponse response, boolean renamesPossible) {
+	public Step<BatchOutcome> run(Turn turn, ToolCallingManager manager, List<Message> history,
+			ToolCallingChatOptions options, ChatResponse response, boolean renamesPossible) {
 		Generation generation = response.getResults()
 			.stream()
 			.filter((candidate) -> candidate.getOutput().hasToolCalls())
@@ -140,7 +136,7 @@ public final class ToolBatch {
 		// could not read must not run on them unseen
 		if (!toolCallHooks && !toolResultHooks && this.approvals == null
 				&& !this.hooks.hasHooks(HookPoint.MODEL_RESPONSE, turn.scope())) {
-			return Step.blocking(() -> dispatchUntouched(turn, history, options, response), Step::done);
+			return Step.blocking(() -> dispatchUntouched(turn, manager, history, options, response), Step::done);
 		}
 		Preflight preflight = new Preflight(calls.size());
 		if (toolCallHooks) {
@@ -151,7 +147,7 @@ public final class ToolBatch {
 			PreflightCalls sequence = new PreflightCalls(turn, calls, offered, preflight);
 			return Step.await(this.hooks.runEach(HookPoint.TOOL_CALL, sequence, turn.scope()),
 					(ended) -> (sequence.stopped != null) ? Step.done(sequence.stopped)
-							: gateThenDispatch(turn, history, options, response, output, preflight));
+							: gateThenDispatch(turn, manager, history, options, response, output, preflight));
 		}
 		for (AssistantMessage.ToolCall call : calls) {
 			Map<String, Object> arguments = ToolArguments.parseObject(call.arguments());
@@ -162,15 +158,15 @@ public final class ToolBatch {
 			preflight.accept(call, payload.arguments(), Map.of(), payload,
 					(arguments != null) ? null : UNREADABLE_ARGUMENTS);
 		}
-		return gateThenDispatch(turn, history, options, response, output, preflight);
+		return gateThenDispatch(turn, manager, history, options, response, output, preflight);
 	}
 
 	/**
 	 * After preflight, on the calls as the hooks left them: pause the batch when a call
 	 * needs approval, else run it.
 	 */
-	private Step<BatchOutcome> gateThenDispatch(Turn turn, List<Message> history, ToolCallingChatOptions options,
-			ChatResponse response, AssistantMessage output, Preflight preflight) {
+	private Step<BatchOutcome> gateThenDispatch(Turn turn, ToolCallingManager manager, List<Message> history,
+			ToolCallingChatOptions options, ChatResponse response, AssistantMessage output, Preflight preflight) {
 		ToolCallPayload awaiting = (this.approvals != null) ? this.approvals.firstRequiringApproval(preflight.toRun())
 				: null;
 		if (awaiting != null) {
@@ -180,20 +176,22 @@ public final class ToolBatch {
 		}
 		if (!this.hooks.hasHooks(HookPoint.TOOL_CALL, turn.scope())
 				&& !this.hooks.hasHooks(HookPoint.TOOL_RESULT, turn.scope()) && !preflight.refusesAny()) {
-			return Step.blocking(() -> dispatchUntouched(turn, history, options, response), Step::done);
+			return Step.blocking(() -> dispatchUntouched(turn, manager, history, options, response), Step::done);
 		}
-		return dispatch(turn, history, options, output, preflight);
+		return dispatch(turn, manager, history, options, output, preflight);
 	}
 
 	/**
 	 * Run an approved batch exactly as it was stored: no tool-call hooks again, each
 	 * call's MCP metadata replayed, tool-result hooks on each result.
 	 * @param turn the turn that approved it
+	 * @param manager what executes the tool calls
 	 * @param batch the stored batch
 	 * @param options the approving request's options, with the tools
 	 * @return the step whose result tells the loop what to do next
 	 */
-	public Step<BatchOutcome> resume(Turn turn, StoredBatch batch, ToolCallingChatOptions options) {
+	public Step<BatchOutcome> resume(Turn turn, ToolCallingManager manager, StoredBatch batch,
+			ToolCallingChatOptions options) {
 		Set<String> offered = offeredTools(options);
 		List<AssistantMessage.ToolCall> calls = batch.output().getToolCalls();
 		Preflight preflight = new Preflight(calls.size());
@@ -206,7 +204,7 @@ public final class ToolBatch {
 			preflight.accept(call, ToolArguments.parse(call.arguments()),
 					(i < batch.metadata().size()) ? batch.metadata().get(i) : Map.of(), null, batch.refusal(i));
 		}
-		return dispatch(turn, batch.history(), options, batch.output(), preflight);
+		return dispatch(turn, manager, batch.history(), options, batch.output(), preflight);
 	}
 
 	/**
@@ -242,11 +240,10 @@ public final class ToolBatch {
 				"the model's arguments for tool '" + call.name() + "' nest deeper than hook payloads accept");
 	}
 
-	private @Nullable BatchOutcome dispatchUntouched(Turn turn, List<Message> history, ToolCallingChatOptions options,
-			ChatResponse response) {
+	private @Nullable BatchOutcome dispatchUntouched(Turn turn, ToolCallingManager manager, List<Message> history,
+			ToolCallingChatOptions options, ChatResponse response) {
 		try (CurrentTurn.Scope scope = CurrentTurn.open(turn)) {
-			ToolExecutionResult result = this.toolCallingManager.executeToolCalls(new Prompt(history, options),
-					response);
+			ToolExecutionResult result = manager.executeToolCalls(new Prompt(history, options), response);
 			return result.returnDirect() ? new BatchOutcome.Direct(result)
 					: new BatchOutcome.Next(result.conversationHistory());
 		}
@@ -260,25 +257,15 @@ public final class ToolBatch {
 	 * Run the batch's calls (each with its own MCP metadata) in one go; each result
 	 * passes the tool-result hooks as soon as its tool returns.
 	 */
-	private Step<BatchOutcome> dispatch(Turn turn, List<Message> history, ToolCallingChatOptions options,
-			AssistantMessage output, Preflight preflight) {
+	private Step<BatchOutcome> dispatch(Turn turn, ToolCallingManager manager, List<Message> history,
+			ToolCallingChatOptions options, AssistantMessage output, Preflight preflight) {
 		DispatchedBatch batch = new DispatchedBatch(turn, this.hooks, preflight.calls, preflight.arguments,
 				preflight.metadata, preflight.refusals);
-		return Step.blocking(() -> execute(turn, history, options, output, batch), Step::done);
+		return Step.blocking(() -> runTools(turn, manager, history, options, output, batch), Step::done);
 	}
 
-	private BatchOutcome execute(Turn turn, List<Message> history, ToolCallingChatOptions options,
-			AssistantMessage output, DispatchedBatch batch) {
-		try {
-			return runTools(turn, history, options, output, batch);
-		}
-		finally {
-			batch.close();
-		}
-	}
-
-	private BatchOutcome runTools(Turn turn, List<Message> history, ToolCallingChatOptions options,
-			AssistantMessage output, DispatchedBatch batch) {
+	private BatchOutcome runTools(Turn turn, ToolCallingManager manager, List<Message> history,
+			ToolCallingChatOptions options, AssistantMessage output, DispatchedBatch batch) {
 		List<ToolCallback> wrapped = new ArrayList<>(options.getToolCallbacks().size());
 		options.getToolCallbacks().forEach((callback) -> wrapped.add(new HookedToolCallback(callback, batch)));
 		ToolCallingChatOptions callOptions = (ToolCallingChatOptions) options.mutate().toolCallbacks(wrapped).build();
@@ -291,7 +278,7 @@ public final class ToolBatch {
 			AssistantMessage dispatched = output.mutate().toolCalls(toRun).build();
 			ToolExecutionResult result;
 			try (CurrentTurn.Scope scope = CurrentTurn.open(turn)) {
-				result = this.toolCallingManager.executeToolCalls(new Prompt(history, callOptions),
+				result = manager.executeToolCalls(new Prompt(history, callOptions),
 						new ChatResponse(List.of(new Generation(dispatched))));
 			}
 			catch (ToolCallLimitExceededException ex) {
@@ -451,9 +438,9 @@ public final class ToolBatch {
 	}
 
 	/**
-	 * The batch's calls as they pass the tool-call hooks, in batch order and in one
-	 * hand-off ({@link HookRunner#runEach}): the first retry or failure ends the
-	 * preflight, and nothing in the batch runs.
+	 * The batch's calls as they pass the tool-call hooks, one after another in batch
+	 * order ({@link HookRunner#runEach}): the first retry or failure ends the preflight,
+	 * and nothing in the batch runs.
 	 */
 	private static final class PreflightCalls implements HookRunner.Sequence<ToolCallPayload> {
 

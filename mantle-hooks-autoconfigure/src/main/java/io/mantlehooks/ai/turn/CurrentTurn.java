@@ -1,6 +1,9 @@
 package io.mantlehooks.ai.turn;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 import io.micrometer.context.ContextRegistry;
+import io.micrometer.context.ThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -69,11 +72,71 @@ public final class CurrentTurn {
 	}
 
 	/**
-	 * Register the current turn with a context registry, under {@link #KEY}.
+	 * Register the current turn with a context registry, under {@link #KEY}, for one more
+	 * application: applications of one JVM share the registration, which counts them
+	 * itself.
 	 * @param registry the registry
 	 */
 	static void registerWith(ContextRegistry registry) {
-		registry.registerThreadLocalAccessor(KEY, CurrentTurn::get, HOLDER::set, () -> HOLDER.set(null));
+		synchronized (registry) {
+			if (accessorIn(registry) instanceof Accessor accessor) {
+				accessor.users.incrementAndGet();
+				return;
+			}
+			registry.registerThreadLocalAccessor(new Accessor());
+		}
+	}
+
+	/**
+	 * Undo one {@link #registerWith}: the last application to leave removes the
+	 * registration.
+	 * @param registry the registry
+	 */
+	static void unregisterFrom(ContextRegistry registry) {
+		synchronized (registry) {
+			if (accessorIn(registry) instanceof Accessor accessor && accessor.users.decrementAndGet() == 0) {
+				registry.removeThreadLocalAccessor(KEY);
+			}
+		}
+	}
+
+	private static @Nullable ThreadLocalAccessor<?> accessorIn(ContextRegistry registry) {
+		for (ThreadLocalAccessor<?> accessor : registry.getThreadLocalAccessors()) {
+			if (KEY.equals(accessor.key())) {
+				return accessor;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * The current turn as a thread-local accessor, with the number of applications that
+	 * registered it.
+	 */
+	private static final class Accessor implements ThreadLocalAccessor<Turn> {
+
+		private final AtomicInteger users = new AtomicInteger(1);
+
+		@Override
+		public Object key() {
+			return KEY;
+		}
+
+		@Override
+		public @Nullable Turn getValue() {
+			return get();
+		}
+
+		@Override
+		public void setValue(Turn value) {
+			HOLDER.set(value);
+		}
+
+		@Override
+		public void setValue() {
+			HOLDER.set(null);
+		}
+
 	}
 
 	private record InsideHook(Turn turn, String hookName) {

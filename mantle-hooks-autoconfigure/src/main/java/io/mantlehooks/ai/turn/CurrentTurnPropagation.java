@@ -29,11 +29,6 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  */
 public final class CurrentTurnPropagation implements SmartInitializingSingleton, DisposableBean {
 
-	/** How many running applications registered the current turn. */
-	private static final Object REGISTRATIONS_LOCK = new Object();
-
-	private static int registrations;
-
 	private final HookRegistry hooks;
 
 	private final AtomicBoolean registered = new AtomicBoolean();
@@ -78,11 +73,7 @@ public final class CurrentTurnPropagation implements SmartInitializingSingleton,
 	public void afterSingletonsInstantiated() {
 		this.hooks.onInstall((installed) -> {
 			if (!installed.pointsWithHooks().isEmpty() && this.registered.compareAndSet(false, true)) {
-				synchronized (REGISTRATIONS_LOCK) {
-					if (registrations++ == 0) {
-						CurrentTurn.registerWith(ContextRegistry.getInstance());
-					}
-				}
+				CurrentTurn.registerWith(ContextRegistry.getInstance());
 			}
 		});
 	}
@@ -99,11 +90,7 @@ public final class CurrentTurnPropagation implements SmartInitializingSingleton,
 	@Override
 	public void destroy() {
 		if (this.registered.compareAndSet(true, false)) {
-			synchronized (REGISTRATIONS_LOCK) {
-				if (--registrations == 0) {
-					ContextRegistry.getInstance().removeThreadLocalAccessor(CurrentTurn.KEY);
-				}
-			}
+			CurrentTurn.unregisterFrom(ContextRegistry.getInstance());
 		}
 	}
 

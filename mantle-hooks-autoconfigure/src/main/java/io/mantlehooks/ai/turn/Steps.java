@@ -8,16 +8,19 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 
-import io.mantlehooks.runtime.HookWait;
+import io.mantlehooks.runtime.HookThreadPool;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The two drivers of {@link Step}s. {@link #join} runs a step on the calling thread and
- * blocks where it waits ({@code .call()}); {@link #mono} never blocks: a wait resumes on
- * the thread that completes the awaited future (hooks complete theirs on the hook
- * executor), and blocking work goes to the given executor ({@code .stream()}).
+ * blocks where it waits ({@code .call()}); {@link #mono} never blocks: blocking work, and
+ * whatever follows a wait, run on the executor it is given ({@code .stream()}; the
+ * starter gives Reactor's bounded-elastic scheduler, {@link #ELASTIC}, where Spring AI
+ * runs a stream's tools and its {@code BaseAdvisor}s), so the rest of a stream never runs
+ * on a hook's thread.
  * <p>
  * Cancelling the {@code Mono} (or interrupting the thread that joins) stops the step
  * where it is: a hook that is running finishes (it is not interrupted) and its result is
@@ -26,6 +29,12 @@ import reactor.core.publisher.MonoSink;
  */
 public final class Steps {
 
+	/**
+	 * Reactor's bounded-elastic scheduler as an executor: where a stream's blocking work
+	 * and its continuations after a hook run, as Spring AI runs a stream's tools.
+	 */
+	public static final Executor ELASTIC = (task) -> Schedulers.boundedElastic().schedule(task);
+
 	private Steps() {
 	}
 
@@ -33,12 +42,11 @@ public final class Steps {
 	 * Run the step on this thread.
 	 * @param <T> the result type
 	 * @param step the step
-	 * @param wait how this thread waits where the step waits for a hook
 	 * @return its result
 	 * @throws TurnCancelledException when the thread is interrupted while it waits
 	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" })
-	public static <T> T join(Step<T> step, HookWait wait) {
+	public static <T> T join(Step<T> step) {
 		// the innermost continuation waits in a variable, the ones around it on a stack
 		// made on the second nested bind: most joins never nest deeper than one
 		Function next = null;
@@ -64,7 +72,7 @@ public final class Steps {
 				current = (Step) then.apply(done.value);
 			}
 			else if (current instanceof Step.Await await) {
-				current = (Step) await.then.apply(await(await.pending, wait));
+				current = (Step) await.then.apply(await(await.pending));
 			}
 			else {
 				if (Thread.currentThread().isInterrupted()) {
@@ -76,14 +84,14 @@ public final class Steps {
 		}
 	}
 
-	private static @Nullable Object await(CompletableFuture<?> pending, HookWait wait) {
+	private static @Nullable Object await(CompletableFuture<?> pending) {
 		if (Thread.currentThread().isInterrupted()) {
 			// an interrupted turn stops at its next wait, even for a result already there
 			pending.cancel(false);
 			throw new TurnCancelledException();
 		}
 		try {
-			return wait.get(pending);
+			return HookThreadPool.await(pending);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -96,18 +104,19 @@ public final class Steps {
 	}
 
 	/**
-	 * Run the step without blocking.
+	 * Run the step without blocking. Until its first wait it runs on the subscribing
+	 * thread; blocking work and what follows a wait run on the given executor.
 	 * @param <T> the result type
 	 * @param step the step
-	 * @param blockingExecutor where blocking work runs
+	 * @param executor where blocking work and continuations run
 	 * @return a {@code Mono} of the step's result
 	 */
-	public static <T> Mono<T> mono(Step<T> step, Executor blockingExecutor) {
+	public static <T> Mono<T> mono(Step<T> step, Executor executor) {
 		if (step instanceof Step.Done<T> done) {
 			return Mono.justOrEmpty(done.value);
 		}
 		return Mono.create((sink) -> {
-			Driver<T> driver = new Driver<>(sink, blockingExecutor);
+			Driver<T> driver = new Driver<>(sink, executor);
 			sink.onCancel(driver::cancel);
 			driver.resume(step);
 		});
@@ -125,15 +134,15 @@ public final class Steps {
 
 	/**
 	 * Interprets one step for {@link #mono}. Only one thread drives at a time: each
-	 * resumption is handed over through the completion of the future or task it waited
-	 * for.
+	 * resumption is handed to the executor when the future or task it waited for
+	 * completes.
 	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static final class Driver<T> {
 
 		private final MonoSink<T> sink;
 
-		private final Executor blockingExecutor;
+		private final Executor executor;
 
 		private final Deque<Function> continuations = new ArrayDeque<>(4);
 
@@ -142,9 +151,9 @@ public final class Steps {
 		/** The future the step waits for now, cancelled with the turn. */
 		private volatile @Nullable CompletableFuture<?> awaiting;
 
-		Driver(MonoSink<T> sink, Executor blockingExecutor) {
+		Driver(MonoSink<T> sink, Executor executor) {
 			this.sink = sink;
-			this.blockingExecutor = blockingExecutor;
+			this.executor = executor;
 		}
 
 		void cancel() {
@@ -182,14 +191,14 @@ public final class Steps {
 								// cancelled while the wait was set up
 								await.pending.cancel(false);
 							}
-							await.pending.whenComplete((value, ex) -> resumeWith(await.then, value, (Throwable) ex));
+							await.pending.whenComplete((value, ex) -> continueWith(await.then, value, (Throwable) ex));
 							return;
 						}
 						current = (Step) await.then.apply(await.pending.join());
 					}
 					else {
 						Step.Blocking blocking = (Step.Blocking) current;
-						this.blockingExecutor.execute(() -> {
+						this.executor.execute(() -> {
 							Object value;
 							try {
 								value = blocking.work.get();
@@ -206,6 +215,19 @@ public final class Steps {
 			}
 			catch (Throwable ex) {
 				fail(ex);
+			}
+		}
+
+		/**
+		 * Go on after a wait, on the executor rather than on the thread that completed
+		 * the wait (a hook's).
+		 */
+		private void continueWith(Function then, @Nullable Object value, @Nullable Throwable ex) {
+			try {
+				this.executor.execute(() -> resumeWith(then, value, ex));
+			}
+			catch (RuntimeException refused) {
+				fail(refused);
 			}
 		}
 

@@ -6,7 +6,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
-import io.mantlehooks.runtime.HookWait;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -18,8 +17,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * constant stack.
  */
 class StepsTests {
-
-	private static final HookWait WAIT = new HookWait(HookWait.DEFAULT_SPIN);
 
 	private final ExecutorService executor = Executors.newFixedThreadPool(2);
 
@@ -54,7 +51,7 @@ class StepsTests {
 	 */
 	private void assertBothDriversRun(Step<String> step, List<String> ran, String result, String... order) {
 		ran.clear();
-		assertThat(Steps.join(step, WAIT)).isEqualTo(result);
+		assertThat(Steps.join(step)).isEqualTo(result);
 		assertThat(ran).containsExactly(order);
 		ran.clear();
 		assertThat(Steps.mono(step, this.executor).block()).isEqualTo(result);
@@ -69,7 +66,7 @@ class StepsTests {
 			.then((seen) -> Step.blocking(() -> seen + "+tools", Step::done))
 			.map(String::toUpperCase);
 		this.executor.execute(() -> hook.complete("hook"));
-		assertThat(Steps.join(step, WAIT)).isEqualTo("TURN+HOOK+TOOLS");
+		assertThat(Steps.join(step)).isEqualTo("TURN+HOOK+TOOLS");
 		assertThat(Steps.mono(step, this.executor).block()).isEqualTo("TURN+HOOK+TOOLS");
 	}
 
@@ -80,9 +77,9 @@ class StepsTests {
 		for (int i = 0; i < depth; i++) {
 			leftNested = leftNested.then((n) -> Step.done(n + 1));
 		}
-		assertThat(Steps.join(leftNested, WAIT)).isEqualTo(depth);
+		assertThat(Steps.join(leftNested)).isEqualTo(depth);
 		assertThat(Steps.mono(leftNested, this.executor).block()).isEqualTo(depth);
-		assertThat(Steps.join(countUp(0, depth), WAIT)).isEqualTo(depth);
+		assertThat(Steps.join(countUp(0, depth))).isEqualTo(depth);
 		assertThat(Steps.mono(countUp(0, depth), this.executor).block()).isEqualTo(depth);
 	}
 

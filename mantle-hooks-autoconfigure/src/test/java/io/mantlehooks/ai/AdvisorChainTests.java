@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -42,13 +41,16 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * In a streamed turn the hook advisors call each other directly where they are neighbours
- * in the chain, instead of through Spring AI's chain, which aggregates every chunk again
- * at each hop; an advisor of the application between them keeps its place and runs as
- * often as before. Spring AI's own model advisor is hopped into while the application
- * observes advisors, and called directly (in {@code .call()} too) while nothing does.
+ * The hook advisors go on through Spring AI's advisor chain as Spring AI means it: every
+ * hop is the chain's (and observed as such), the tool loop goes through a copy of the
+ * chain for each model call, as Spring AI's own tool advisor does, and an advisor of the
+ * application keeps its place, runs as often as without hooks, and runs where Spring AI
+ * runs it: never on a hook's thread.
  */
-class DirectAdvisorCallsTests {
+class AdvisorChainTests {
+
+	/** The name of the tool advisor Spring AI adds to a chain that has none. */
+	private static final String SPRING_TOOL_ADVISOR = "Tool Calling Advisor";
 
 	private final LoopbackOpenAiServer openAi = new LoopbackOpenAiServer();
 
@@ -64,7 +66,7 @@ class DirectAdvisorCallsTests {
 	}
 
 	@Test
-	void aStreamedToolTurnHopsOnlyIntoTheTurnAdvisorAndTheModel() {
+	void aStreamedToolTurnHopsThroughEveryAdvisorOncePerModelCall() {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"order\":\"A1\"}")),
 				Reply.text("Refunded A1."));
 		this.contextRunner.run((context) -> {
@@ -83,9 +85,11 @@ class DirectAdvisorCallsTests {
 			assertThat(this.openAi.requests()).hasSize(2);
 			assertThat(this.openAi.messages(1)).containsExactly("user: Refund A1",
 					"assistant: [refund({\"order\":\"A1\"})]", "tool: \"refunded A1\"");
-			// one hop into the turn advisor, then one into Spring AI's model advisor per
-			// model call: none into the tool loop or the model-call advisor
-			assertThat(this.advisors.names).containsExactlyInAnyOrder("mantleTurn", "stream", "stream");
+			// the turn, Spring AI's tool advisor (taken over: it passes the loop's reply
+			// on) and the tool loop once, the model-call advisor and Spring AI's model
+			// advisor once per model call
+			assertThat(this.advisors.names).containsExactly("mantleTurn", SPRING_TOOL_ADVISOR, "mantleToolLoop",
+					"mantleModelCall", "stream", "mantleModelCall", "stream");
 		});
 	}
 
@@ -95,8 +99,8 @@ class DirectAdvisorCallsTests {
 		this.contextRunner.run((context) -> {
 			String reply = client(context).prompt().user("Hi").call().content();
 			assertThat(reply).isEqualTo("Hello.");
-			assertThat(this.advisors.names).containsExactlyInAnyOrder("mantleTurn", "mantleToolLoop", "mantleModelCall",
-					"call");
+			assertThat(this.advisors.names).containsExactly("mantleTurn", SPRING_TOOL_ADVISOR, "mantleToolLoop",
+					"mantleModelCall", "call");
 		});
 	}
 
@@ -120,8 +124,11 @@ class DirectAdvisorCallsTests {
 			assertThat(context.getBean(RequestHooks.class).systemTexts).containsExactly("Be brief.", "Be brief.");
 			assertThat(this.openAi.messages(0)).containsExactly("system: Be brief.", "user: Refund A1");
 			assertThat(this.openAi.messages(1)).startsWith("system: Be brief.", "user: Refund A1");
-			assertThat(this.advisors.names).containsExactlyInAnyOrder("mantleTurn", "briefing", "mantleModelCall",
-					"stream", "briefing", "mantleModelCall", "stream");
+			assertThat(this.advisors.names).containsExactly("mantleTurn", SPRING_TOOL_ADVISOR, "mantleToolLoop",
+					"briefing", "mantleModelCall", "stream", "briefing", "mantleModelCall", "stream");
+			// never on a hook's thread, in either direction
+			assertThat(briefing.threads).hasSize(4)
+				.allSatisfy((thread) -> assertThat(thread).doesNotStartWith(ToolBatchHandOffTests.HOOK_THREAD));
 		});
 	}
 
@@ -149,19 +156,13 @@ class DirectAdvisorCallsTests {
 	}
 
 	@Test
-	void springAisModelAdvisorGetsOnlyTheApplicationsContextAndTheCallerStillGetsTheTurn() {
+	void theCallersChunksCarryTheApplicationsContextAndTheTurnButNoneOfTheEnginesKeys() {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"order\":\"A1\"}")),
 				Reply.text("Refunded A1."));
 		this.contextRunner.run((context) -> {
 			Briefing briefing = new Briefing();
 			List<ChatClientResponse> chunks = refundA1ForTenant(context, new CountingRefundTools(), briefing);
 			assertThat(chunks).isNotEmpty();
-			// Spring AI's model advisor copies the request context into every chunk: it
-			// gets the application's keys only, none of the engine's
-			assertThat(this.advisors.modelContextKeys).hasSize(2)
-				.allSatisfy((keys) -> assertThat(keys).contains("tenant")
-					.doesNotContain(Turn.CONTEXT_KEY, "mantle.iteration", "mantle.feedback", "mantle.round",
-							"mantle.resume"));
 			assertThat(chunks).allSatisfy((chunk) -> assertThat(chunk.context()).containsEntry("tenant", "t1")
 				.containsKey(MantleHooks.TURN_ID)
 				.doesNotContainKey(Turn.CONTEXT_KEY));
@@ -172,11 +173,11 @@ class DirectAdvisorCallsTests {
 	}
 
 	@Test
-	void withNoObservationHandlerOfTheApplicationTheModelIsCalledStraightAndTheTurnsAreTheSame() {
+	void withNoObservationHandlerOfTheApplicationTheTurnsAreTheSame() {
 		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "refund", "{\"order\":\"A1\"}")),
 				Reply.text("Refunded A1."), Reply.text("Hello."));
 		// Boot's registry with no handler of the application: it keeps only chat-model
-		// observations, so hops into Spring AI's model advisors would be seen by nobody
+		// observations (the unhooked-call check's predicate)
 		ChatTestSupport.contextRunner(this.openAi)
 			.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
 			.withBean("requestHooks", RequestHooks.class)
@@ -241,14 +242,9 @@ class DirectAdvisorCallsTests {
 
 		final List<String> names = new CopyOnWriteArrayList<>();
 
-		final List<Set<String>> modelContextKeys = new CopyOnWriteArrayList<>();
-
 		@Override
 		public void onStart(AdvisorObservationContext context) {
 			this.names.add(context.getAdvisorName());
-			if (context.getAdvisorName().equals("stream")) {
-				this.modelContextKeys.add(Set.copyOf(context.getChatClientRequest().context().keySet()));
-			}
 		}
 
 		@Override
@@ -285,14 +281,19 @@ class DirectAdvisorCallsTests {
 		/** The turn current when {@code after} ran, once per model call. */
 		final List<Turn> turnsAfter = Collections.synchronizedList(new ArrayList<>());
 
+		/** The threads {@code before} and {@code after} ran on. */
+		final List<String> threads = new CopyOnWriteArrayList<>();
+
 		@Override
 		public ChatClientRequest before(ChatClientRequest request, AdvisorChain chain) {
 			this.calls.incrementAndGet();
+			this.threads.add(Thread.currentThread().getName());
 			return request.mutate().prompt(request.prompt().augmentSystemMessage("Be brief.")).build();
 		}
 
 		@Override
 		public ChatClientResponse after(ChatClientResponse response, AdvisorChain chain) {
+			this.threads.add(Thread.currentThread().getName());
 			this.turnsAfter.add(CurrentTurn.get());
 			return response;
 		}
