@@ -75,6 +75,31 @@ final class ArchitectureTests {
 		.should()
 		.beFreeOfCycles();
 
+	/**
+	 * The runtime split by job: its root is the hooks as the runtime knows them, and the
+	 * jobs (discovery, execution, guards) build on it without depending on each other,
+	 * but for discovery, which makes each hook's guards.
+	 */
+	@ArchTest
+	static final ArchRule runtimeJobsDependOnlyOnTheRoot = Architectures.layeredArchitecture()
+		.consideringOnlyDependenciesInLayers()
+		.layer("root")
+		.definedBy("io.mantlehooks.runtime")
+		.layer("guard")
+		.definedBy("io.mantlehooks.runtime.guard..")
+		.layer("discovery")
+		.definedBy("io.mantlehooks.runtime.discovery..")
+		.layer("execution")
+		.definedBy("io.mantlehooks.runtime.execution..")
+		.whereLayer("root")
+		.mayNotAccessAnyLayer()
+		.whereLayer("guard")
+		.mayOnlyAccessLayers("root")
+		.whereLayer("execution")
+		.mayOnlyAccessLayers("root")
+		.whereLayer("discovery")
+		.mayOnlyAccessLayers("root", "guard");
+
 	@ArchTest
 	static final ArchRule runtimeUsesNoSpringAi = ArchRuleDefinition.noClasses()
 		.that()
@@ -152,10 +177,13 @@ final class ArchitectureTests {
 							"TurnObservationContext", "TurnObservationConvention", "TurnObservationDocumentation")),
 			Map.entry("io.mantlehooks.message", List.of("FrozenMessageCache", "FrozenMessages")),
 			Map.entry("io.mantlehooks.runtime",
-					List.of("CallerContext", "CircuitBreakerSettings", "HookDefinitionException", "HookExecutor",
-							"HookFailure", "HookGuards", "HookLane", "HookMethod", "HookMethodProcessor", "HookOutcome",
-							"HookProblem", "HookRegistry", "HookResponses", "HookRunner", "HookScope", "HookThreadPool",
-							"HookTimeouts", "ModifyResult", "TimeoutSource", "VirtualHookExecutor")),
+					List.of("CallerContext", "ConfigurationKeys", "HookDefinitionException", "HookFailure", "HookLane",
+							"HookMethod", "HookOutcome", "HookProblem", "HookRegistry", "HookResponses", "HookScope",
+							"InvocationStyle", "ModifyResult", "TimeoutSource")),
+			Map.entry("io.mantlehooks.runtime.discovery", List.of("HookMethodProcessor", "HookTimeouts")),
+			Map.entry("io.mantlehooks.runtime.execution",
+					List.of("HookExecutor", "HookRunner", "HookThreadPool", "VirtualHookExecutor")),
+			Map.entry("io.mantlehooks.runtime.guard", List.of("CircuitBreakerSettings", "HookGuards")),
 			Map.entry("io.mantlehooks.ai.approval", List.of("ApprovalQuestion", "StoredBatch", "ToolApprovals")),
 			Map.entry("io.mantlehooks.ai.chat",
 					List.of("MantleChatClientCustomizer", "MantleModelCallAdvisor", "MantleToolLoopAdvisor",

@@ -41,7 +41,6 @@ import javax.tools.StandardLocation;
 import javax.tools.ToolProvider;
 
 import com.sun.management.OperatingSystemMXBean;
-
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.annotation.OnModelRequest;

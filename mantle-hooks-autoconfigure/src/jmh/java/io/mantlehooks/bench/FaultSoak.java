@@ -11,7 +11,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.mantlehooks.Stalls;
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.IncomingMessagePayload;
@@ -19,6 +18,7 @@ import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.Stalls;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
@@ -28,7 +28,7 @@ import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.annotation.OnTurnFinished;
 import io.mantlehooks.annotation.OnTurnStarted;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.context.ConfigurableApplicationContext;

@@ -14,8 +14,8 @@ import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.annotation.OnTurnStarted;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.mantlehooks.runtime.CallerContext;
-import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.HookScope;
+import io.mantlehooks.runtime.execution.HookRunner;
 import org.slf4j.MDC;
 
 import org.springframework.context.ConfigurableApplicationContext;

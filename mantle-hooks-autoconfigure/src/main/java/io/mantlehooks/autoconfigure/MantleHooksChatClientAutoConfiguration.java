@@ -15,10 +15,10 @@ import io.mantlehooks.approval.ApprovalAuthorizer;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.ToolApprovalPolicy;
 import io.mantlehooks.observation.TurnObservationConvention;
-import io.mantlehooks.runtime.HookMethodProcessor;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.discovery.HookMethodProcessor;
+import io.mantlehooks.runtime.execution.HookRunner;
 import io.mantlehooks.transcript.TranscriptStore;
 import io.micrometer.observation.ObservationRegistry;
 

@@ -7,7 +7,7 @@ import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.console.ConsolePage;
 import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.console.TurnRecorder;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import io.mantlehooks.transcript.TranscriptStore;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;

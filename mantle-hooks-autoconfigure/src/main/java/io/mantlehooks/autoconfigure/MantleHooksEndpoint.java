@@ -14,7 +14,7 @@ import io.mantlehooks.MantleHooks;
 import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;

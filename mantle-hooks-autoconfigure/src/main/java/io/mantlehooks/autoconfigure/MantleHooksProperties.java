@@ -9,7 +9,7 @@ import java.util.Map;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ai.model.UnhookedCallPolicy;
-import io.mantlehooks.runtime.CircuitBreakerSettings;
+import io.mantlehooks.runtime.guard.CircuitBreakerSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;

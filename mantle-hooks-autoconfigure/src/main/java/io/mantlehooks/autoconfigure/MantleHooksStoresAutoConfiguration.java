@@ -13,7 +13,7 @@ import io.mantlehooks.approval.JdbcApprovalStore;
 import io.mantlehooks.approval.ToolApprovalPolicy;
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookProblem;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import io.mantlehooks.transcript.InMemoryTranscriptStore;
 import io.mantlehooks.transcript.JdbcTranscriptStore;
 import io.mantlehooks.transcript.TranscriptStore;

@@ -14,21 +14,18 @@ import org.apache.commons.logging.LogFactory;
  */
 final class BreakerTransitions {
 
-	private static final Log logger = LogFactory.getLog(HookGuards.class);
+	private static final Log logger = LogFactory.getLog(BreakerTransitions.class);
 
 	private final CircuitBreaker breaker;
 
 	private final String hookName;
 
-	private final CircuitBreakerSettings settings;
-
 	/** The state last logged, so concurrent calls that see one change log it once. */
 	private final AtomicReference<CircuitBreaker.State> logged;
 
-	BreakerTransitions(CircuitBreaker breaker, String hookName, CircuitBreakerSettings settings) {
+	BreakerTransitions(CircuitBreaker breaker, String hookName) {
 		this.breaker = breaker;
 		this.hookName = hookName;
-		this.settings = settings;
 		this.logged = new AtomicReference<>(breaker.getState());
 	}
 
@@ -49,10 +46,10 @@ final class BreakerTransitions {
 	private void log(CircuitBreaker.State from, CircuitBreaker.State to) {
 		String hook = "Circuit breaker of modify hook '" + this.hookName + "'";
 		if (to == CircuitBreaker.State.OPEN) {
-			logger.warn(hook + " opened: at least " + this.settings.failureRateThreshold()
+			logger.warn(hook + " opened: at least " + this.breaker.getCircuitBreakerConfig().getFailureRateThreshold()
 					+ "% of its recent calls failed (crash, timeout or invalid return); its point's fail policy "
-					+ "applies at once, without calling it, for " + this.settings.waitDurationInOpenState().toMillis()
-					+ "ms");
+					+ "applies at once, without calling it, for "
+					+ this.breaker.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1) + "ms");
 		}
 		else if (to == CircuitBreaker.State.CLOSED) {
 			logger.info(hook + " closed again; the hook is called as before");

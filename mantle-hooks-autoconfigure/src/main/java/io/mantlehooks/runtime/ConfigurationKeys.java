@@ -5,7 +5,7 @@ import java.util.Locale;
 /**
  * Compares user-written map keys of the configuration.
  */
-final class ConfigurationKeys {
+public final class ConfigurationKeys {
 
 	private ConfigurationKeys() {
 	}
@@ -15,8 +15,10 @@ final class ConfigurationKeys {
 	 * from unbracketed map keys ({@code utter_spam} can bind as {@code utterspam}), and
 	 * relaxed binding may change case, so keys are compared in that reduced,
 	 * case-insensitive form, without dashes.
+	 * @param key a key as written
+	 * @return the key to compare
 	 */
-	static String normalize(String key) {
+	public static String normalize(String key) {
 		StringBuilder normalized = new StringBuilder(key.length());
 		for (char c : key.toLowerCase(Locale.ROOT).toCharArray()) {
 			if (Character.isLetterOrDigit(c) || c == '.') {

@@ -84,18 +84,21 @@ public final class HookMethod {
 
 	private final Set<String> agents;
 
-	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean,
-			Duration timeout) {
-		this(beanName, point, lane, method, bean, timeout, TimeoutSource.LANE, HookGuards.defaults());
-	}
-
-	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean, Duration timeout,
-			TimeoutSource timeoutSource, HookGuards guards) {
-		this(beanName, point, lane, method, bean, timeout, timeoutSource, guards, StreamMode.WHOLE, Set.of());
-	}
-
-	HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean, Duration timeout,
-			TimeoutSource timeoutSource, HookGuards guards, StreamMode streamMode, Set<String> agents) {
+	/**
+	 * Create a hook.
+	 * @param beanName the name of the bean the method is called on
+	 * @param point the point it serves
+	 * @param lane the lane it runs in
+	 * @param method the method, invocable on the bean (through its proxy, if any)
+	 * @param bean what returns the bean when the hook is invoked
+	 * @param timeout the timeout of one invocation
+	 * @param timeoutSource where the timeout came from
+	 * @param guards the hook's Resilience4j guards
+	 * @param streamMode what it sees of a streamed reply
+	 * @param agents the agents it is scoped to, empty for every agent
+	 */
+	public HookMethod(String beanName, HookPoint point, HookLane lane, Method method, Supplier<Object> bean,
+			Duration timeout, TimeoutSource timeoutSource, Guards guards, StreamMode streamMode, Set<String> agents) {
 		this.streamMode = streamMode;
 		this.agents = Set.copyOf(agents);
 		this.name = beanName + "." + method.getName();
@@ -106,12 +109,11 @@ public final class HookMethod {
 		this.style = InvocationStyle.of(method);
 		this.timeout = timeout;
 		this.timeoutSource = timeoutSource;
-		String instanceName = this.name + "@" + point.configName();
-		this.timeLimiter = (lane == HookLane.MODIFY) ? guards.timeLimiter(instanceName, timeout) : null;
-		this.bulkhead = guards.bulkhead(instanceName, lane);
+		this.timeLimiter = guards.timeLimiter();
+		this.bulkhead = guards.bulkhead();
 		this.maxAbandoned = this.bulkhead.getBulkheadConfig().getMaxConcurrentCalls();
-		this.circuitBreaker = guards.circuitBreaker(instanceName, this.name, lane);
-		this.breakerTransitions = (this.circuitBreaker != null) ? guards.transitions(this.circuitBreaker, this.name)
+		this.circuitBreaker = guards.circuitBreaker();
+		this.breakerTransitions = (this.circuitBreaker != null) ? new BreakerTransitions(this.circuitBreaker, this.name)
 				: null;
 		ReflectionUtils.makeAccessible(method);
 		// a public method of a public class is callable without it, but then every call
@@ -208,7 +210,7 @@ public final class HookMethod {
 	 * Log a change of the circuit breaker's state, after a call that may have moved it.
 	 * @param scope the turn of the call
 	 */
-	void breakerMayHaveMoved(HookScope scope) {
+	public void breakerMayHaveMoved(HookScope scope) {
 		BreakerTransitions transitions = this.breakerTransitions;
 		if (transitions != null) {
 			transitions.check(scope);
@@ -228,7 +230,7 @@ public final class HookMethod {
 		return counts;
 	}
 
-	void count(HookOutcome outcome) {
+	public void count(HookOutcome outcome) {
 		LongAdder count = this.outcomes.get(outcome.ordinal());
 		if (count == null) {
 			count = firstCount(outcome.ordinal());
@@ -242,7 +244,7 @@ public final class HookMethod {
 		return this.outcomes.compareAndSet(index, null, created) ? created : this.outcomes.get(index);
 	}
 
-	InvocationStyle style() {
+	public InvocationStyle style() {
 		return this.style;
 	}
 
@@ -250,7 +252,7 @@ public final class HookMethod {
 	 * Return the modify hook's time limiter, which publishes its timeouts (events and
 	 * metrics).
 	 */
-	TimeLimiter timeLimiter() {
+	public TimeLimiter timeLimiter() {
 		TimeLimiter limiter = this.timeLimiter;
 		Assert.state(limiter != null, () -> "Observe hook '" + this.name + "' has no time limiter");
 		return limiter;
@@ -277,7 +279,7 @@ public final class HookMethod {
 	 * within their timeout.
 	 * @return whether the hook may be invoked now; if so, {@link #finished()} must follow
 	 */
-	boolean tryAdmit() {
+	public boolean tryAdmit() {
 		if (this.abandoned.get() >= this.maxAbandoned) {
 			return false;
 		}
@@ -289,7 +291,7 @@ public final class HookMethod {
 	 * An admitted invocation has really stopped: its thread is free and its stage, if
 	 * any, settled.
 	 */
-	void finished() {
+	public void finished() {
 		this.inFlight.decrementAndGet();
 	}
 
@@ -298,7 +300,7 @@ public final class HookMethod {
 	 * @return whether it took a permit of the hook's bulkhead, to give back in
 	 * {@link #caughtUp(boolean)}
 	 */
-	boolean abandoned() {
+	public boolean abandoned() {
 		this.abandoned.incrementAndGet();
 		// Resilience4j's semaphore refuses an interrupted caller; the count must not
 		boolean interrupted = Thread.interrupted();
@@ -316,7 +318,7 @@ public final class HookMethod {
 	 * An abandoned invocation's method returned at last.
 	 * @param heldPermit what {@link #abandoned()} returned for it
 	 */
-	void caughtUp(boolean heldPermit) {
+	public void caughtUp(boolean heldPermit) {
 		this.abandoned.decrementAndGet();
 		if (heldPermit) {
 			this.bulkhead.onComplete();
@@ -354,7 +356,7 @@ public final class HookMethod {
 	 * Count a refused invocation.
 	 * @return {@code true} for the first one, so it is logged once
 	 */
-	boolean reject() {
+	public boolean reject() {
 		return this.rejected.getAndIncrement() == 0;
 	}
 
@@ -363,14 +365,14 @@ public final class HookMethod {
 	 * ({@code max-concurrent} of its lane).
 	 * @return the limit
 	 */
-	int maxAbandoned() {
+	public int maxAbandoned() {
 		return this.maxAbandoned;
 	}
 
 	/**
 	 * Call the method and return what it returned, rethrowing what it threw unwrapped.
 	 */
-	@Nullable Object invoke(Object payload) throws Exception {
+	public @Nullable Object invoke(Object payload) throws Exception {
 		try {
 			return this.method.invoke(this.bean.get(), payload);
 		}
@@ -386,7 +388,7 @@ public final class HookMethod {
 		}
 	}
 
-	CompletableFuture<@Nullable Object> toFuture(Object returned) {
+	public CompletableFuture<@Nullable Object> toFuture(Object returned) {
 		return this.style.toFuture(returned);
 	}
 
@@ -394,7 +396,7 @@ public final class HookMethod {
 	 * Note that the synchronous part of this asynchronous hook overran its timeout.
 	 * @return {@code true} the first time only, so the warning names the hook once
 	 */
-	boolean markSlowSynchronousPartReported() {
+	public boolean markSlowSynchronousPartReported() {
 		return this.slowSynchronousPartReported.compareAndSet(false, true);
 	}
 
@@ -402,6 +404,20 @@ public final class HookMethod {
 	public String toString() {
 		return this.name + " (" + this.lane.name().toLowerCase() + " " + this.point.configName() + ", timeout "
 				+ this.timeout.toMillis() + "ms" + (this.agents.isEmpty() ? "" : ", agents " + this.agents) + ")";
+	}
+
+	/**
+	 * A hook's Resilience4j guards, named {@code beanName.methodName@point} in their
+	 * registries.
+	 *
+	 * @param timeLimiter a modify hook's time limiter, which publishes each outcome;
+	 * {@code null} for observers, whose timeout nobody awaits
+	 * @param bulkhead the hook's bulkhead: the abandoned invocations it may hold
+	 * @param circuitBreaker a modify hook's circuit breaker; {@code null} for observers
+	 * and when circuit breakers are disabled
+	 */
+	public record Guards(@Nullable TimeLimiter timeLimiter, Bulkhead bulkhead,
+			@Nullable CircuitBreaker circuitBreaker) {
 	}
 
 }

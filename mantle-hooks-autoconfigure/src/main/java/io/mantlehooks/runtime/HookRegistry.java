@@ -56,7 +56,7 @@ public final class HookRegistry {
 	 * and what they throw fails the installation.
 	 * @param discovered the validated hooks
 	 */
-	void install(List<HookMethod> discovered) {
+	public void install(List<HookMethod> discovered) {
 		Assert.state(!this.installed, "Hooks have already been installed");
 		Set<String> named = new LinkedHashSet<>();
 		discovered.forEach((hook) -> named.addAll(hook.agents()));

@@ -135,7 +135,7 @@ public final class HookScope {
 		return this.skippedHooks.contains(hookName);
 	}
 
-	boolean skipsAny() {
+	public boolean skipsAny() {
 		return !this.skippedHooks.isEmpty();
 	}
 
@@ -199,7 +199,7 @@ public final class HookScope {
 	 * @param hookName the hook's name
 	 * @param invocation the invocation
 	 */
-	void runHook(String hookName, Runnable invocation) {
+	public void runHook(String hookName, Runnable invocation) {
 		Binding binding = this.binding;
 		if (binding == null) {
 			run(invocation);

@@ -11,7 +11,7 @@ import reactor.core.publisher.Mono;
  * How a hook method hands back its result: by returning (blocking) or through a
  * {@link CompletionStage} or Reactor {@code Mono}.
  */
-enum InvocationStyle {
+public enum InvocationStyle {
 
 	/** Runs on the hook executor; its return value is the result. */
 	BLOCKING("value"),
@@ -31,14 +31,23 @@ enum InvocationStyle {
 		this.returnTypeName = returnTypeName;
 	}
 
-	String returnTypeName() {
+	/**
+	 * Return how the result is named in messages.
+	 * @return {@code value}, {@code CompletionStage} or {@code Mono}
+	 */
+	public String returnTypeName() {
 		return this.returnTypeName;
 	}
 
 	/** Reactor's {@code Mono}, by name: Reactor is optional. */
 	private static final String MONO_TYPE = "reactor.core.publisher.Mono";
 
-	static InvocationStyle of(Method method) {
+	/**
+	 * Return how a hook method returns its result.
+	 * @param method the method
+	 * @return its style
+	 */
+	public static InvocationStyle of(Method method) {
 		Class<?> returnType = method.getReturnType();
 		if (CompletionStage.class.isAssignableFrom(returnType)) {
 			return COMPLETION_STAGE;
@@ -51,8 +60,10 @@ enum InvocationStyle {
 	 * up the superclasses ({@code Mono} is a class): a type that is one has Reactor
 	 * present, and an application whose hooks return none does not load {@code Mono}
 	 * while it starts.
+	 * @param type a return type
+	 * @return whether it is a {@code Mono}
 	 */
-	static boolean isMono(Class<?> type) {
+	public static boolean isMono(Class<?> type) {
 		for (Class<?> current = type; current != null; current = current.getSuperclass()) {
 			if (MONO_TYPE.equals(current.getName())) {
 				return true;
@@ -63,16 +74,19 @@ enum InvocationStyle {
 
 	/**
 	 * Return Reactor's {@code Mono} type; only call when {@link #isMono} said yes.
+	 * @return the type
 	 */
-	static Class<?> monoType() {
+	public static Class<?> monoType() {
 		return ReactorTypes.monoType();
 	}
 
 	/**
 	 * Adapt what an asynchronous hook returned to a future; an empty {@code Mono}
 	 * completes with {@code null}.
+	 * @param returned the stage or {@code Mono} the hook returned
+	 * @return a future of its result
 	 */
-	CompletableFuture<@Nullable Object> toFuture(Object returned) {
+	public CompletableFuture<@Nullable Object> toFuture(Object returned) {
 		if (this == MONO) {
 			return ReactorTypes.toFuture(returned);
 		}

@@ -1,9 +1,12 @@
 /**
- * Internal: not API, may change without notice. Hook discovery, startup validation, the
- * registry and the runner (observe and modify lanes, timeouts, fail policies, the payload
- * wall). Its public types serve the {@code ai} packages, the auto-configuration and the
- * test kit; applications meet only {@link io.mantlehooks.runtime.HookDefinitionException}
- * (a startup failure) and, through the test kit's {@code HookResult},
+ * Internal: not API, may change without notice. The hooks as the runtime knows them: the
+ * registry of validated {@link io.mantlehooks.runtime.HookMethod}s, the scope of a turn
+ * they run for, and what an invocation comes to (outcomes, results, failures). Finding
+ * and validating hooks is {@code runtime.discovery}, running them
+ * {@code runtime.execution}, their Resilience4j guards {@code runtime.guard}. Its public
+ * types serve the {@code ai} packages, the auto-configuration and the test kit;
+ * applications meet only {@link io.mantlehooks.runtime.HookDefinitionException} (a
+ * startup failure) and, through the test kit's {@code HookResult},
  * {@link io.mantlehooks.runtime.ModifyResult}, {@link io.mantlehooks.runtime.HookOutcome}
  * and {@link io.mantlehooks.runtime.HookFailure}.
  */

@@ -17,7 +17,7 @@ import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.annotation.OnTurnFinished;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import io.mantlehooks.test.ScriptedChatModel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

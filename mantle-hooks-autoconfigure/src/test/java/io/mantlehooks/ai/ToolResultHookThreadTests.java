@@ -15,7 +15,7 @@ import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookOutcome;
 import io.mantlehooks.runtime.HookRegistry;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import org.junit.jupiter.api.AfterEach;

@@ -40,7 +40,7 @@ import io.mantlehooks.console.RecordedTurn;
 import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.console.TurnRecorder;
 import io.mantlehooks.runtime.HookRegistry;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import io.mantlehooks.test.ScriptedChatModel;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;

@@ -20,9 +20,9 @@ import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
-import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.HookScope;
 import io.mantlehooks.runtime.ModifyResult;
+import io.mantlehooks.runtime.execution.HookRunner;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.vectorstore.SimpleVectorStore;

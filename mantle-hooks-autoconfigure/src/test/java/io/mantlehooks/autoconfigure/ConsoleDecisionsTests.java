@@ -22,7 +22,7 @@ import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.PendingApproval;
 import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.runtime.HookRegistry;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import io.mantlehooks.test.ScriptedChatModel;
 import io.mantlehooks.transcript.TranscriptEntry;
 import io.mantlehooks.transcript.TranscriptRole;

@@ -27,6 +27,9 @@ import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.ModifyToolCall;
 import io.mantlehooks.annotation.ModifyToolResult;
+import io.mantlehooks.runtime.discovery.HookMethodProcessor;
+import io.mantlehooks.runtime.discovery.HookTimeouts;
+import io.mantlehooks.runtime.execution.HookRunner;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 

@@ -3,12 +3,15 @@ package io.mantlehooks.runtime;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.annotation.OnTurnStarted;
+import io.mantlehooks.annotation.StreamMode;
+import io.mantlehooks.runtime.guard.HookGuards;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -62,8 +65,11 @@ class OutcomeCountsTests {
 
 	private static HookMethod freshHook() throws NoSuchMethodException {
 		Method method = CountingObserver.class.getDeclaredMethod("started", TurnStartedPayload.class);
+		Duration timeout = Duration.ofSeconds(1);
 		return new HookMethod("counting", HookPoint.TURN_STARTED, HookLane.OBSERVE, method, CountingObserver::new,
-				Duration.ofSeconds(1));
+				timeout, TimeoutSource.LANE,
+				HookGuards.defaults().forHook("counting.started", HookPoint.TURN_STARTED, HookLane.OBSERVE, timeout),
+				StreamMode.WHOLE, Set.of());
 	}
 
 	/**

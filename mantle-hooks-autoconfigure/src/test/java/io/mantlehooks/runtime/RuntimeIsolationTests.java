@@ -58,7 +58,7 @@ class RuntimeIsolationTests {
 
 	@Test
 	void runtimeClassesNameNoSpringAi() throws IOException {
-		try (Stream<Path> classes = Files.list(MAIN_CLASSES.resolve("runtime"))) {
+		try (Stream<Path> classes = Files.walk(MAIN_CLASSES.resolve("runtime"))) {
 			List<String> offenders = classes.filter((file) -> file.toString().endsWith(".class"))
 				.filter((file) -> contains(file, "org/springframework/ai/"))
 				.map((file) -> file.getFileName().toString())

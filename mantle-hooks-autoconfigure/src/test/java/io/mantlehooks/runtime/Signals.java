@@ -8,16 +8,16 @@ import io.mantlehooks.RetryModel;
  * point does not support without failing startup: the runtime backstop is then what
  * handles it.
  */
-final class Signals {
+public final class Signals {
 
 	private Signals() {
 	}
 
-	static RetryModel retry(String feedback) {
+	public static RetryModel retry(String feedback) {
 		return new RetryModel(feedback);
 	}
 
-	static HookRejection rejection(String reason) {
+	public static HookRejection rejection(String reason) {
 		return new HookRejection(reason);
 	}
 

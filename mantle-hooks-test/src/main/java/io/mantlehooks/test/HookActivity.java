@@ -2,7 +2,7 @@ package io.mantlehooks.test;
 
 import java.time.Duration;
 
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 
 import org.springframework.context.ApplicationContext;
 import org.springframework.util.Assert;

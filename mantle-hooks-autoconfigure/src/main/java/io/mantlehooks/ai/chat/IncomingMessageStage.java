@@ -12,8 +12,8 @@ import io.mantlehooks.ai.turn.HookSteps;
 import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.HookResponses;
-import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.ModifyResult;
+import io.mantlehooks.runtime.execution.HookRunner;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.client.ChatClientRequest;

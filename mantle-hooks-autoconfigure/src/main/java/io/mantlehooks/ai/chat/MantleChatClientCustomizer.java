@@ -17,7 +17,7 @@ import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import io.mantlehooks.transcript.TranscriptStore;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;

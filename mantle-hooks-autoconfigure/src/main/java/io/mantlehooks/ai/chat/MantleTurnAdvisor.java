@@ -11,7 +11,7 @@ import io.mantlehooks.ai.turn.Steps;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.ai.turn.TurnCancelledException;
 import io.mantlehooks.runtime.CallerContext;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import reactor.core.publisher.Flux;

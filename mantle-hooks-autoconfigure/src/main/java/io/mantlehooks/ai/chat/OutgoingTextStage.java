@@ -9,8 +9,8 @@ import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.annotation.StreamMode;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookResponses;
-import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.ModifyResult;
+import io.mantlehooks.runtime.execution.HookRunner;
 import org.jspecify.annotations.Nullable;
 
 /**

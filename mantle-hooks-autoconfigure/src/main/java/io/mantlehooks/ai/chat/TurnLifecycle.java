@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.ai.turn.Turn;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 
 /**
  * Fires a turn's started and finished observers as a matching pair, exactly once each,

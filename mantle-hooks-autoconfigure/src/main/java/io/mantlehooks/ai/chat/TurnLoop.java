@@ -20,7 +20,7 @@ import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.approval.ApprovalCall;
 import io.mantlehooks.runtime.HookResponses;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

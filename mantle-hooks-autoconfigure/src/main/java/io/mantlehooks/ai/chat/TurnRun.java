@@ -11,7 +11,7 @@ import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.annotation.StreamMode;
 import io.mantlehooks.observation.TurnObservationContext;
 import io.mantlehooks.runtime.CallerContext;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 

@@ -3,7 +3,7 @@ package io.mantlehooks.ai.knowledge;
 import java.lang.reflect.Modifier;
 import java.util.stream.Stream;
 
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

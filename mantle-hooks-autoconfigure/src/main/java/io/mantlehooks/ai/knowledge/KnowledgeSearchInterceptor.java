@@ -5,7 +5,7 @@ import java.util.Map;
 
 import io.mantlehooks.ai.turn.CurrentTurn;
 import io.mantlehooks.ai.turn.Turn;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;

@@ -13,9 +13,9 @@ import io.mantlehooks.KnowledgeResultsPayload;
 import io.mantlehooks.Passage;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.CallerContext;
-import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.HookScope;
 import io.mantlehooks.runtime.ModifyResult;
+import io.mantlehooks.runtime.execution.HookRunner;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.document.Document;

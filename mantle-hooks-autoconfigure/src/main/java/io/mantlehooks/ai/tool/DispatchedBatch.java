@@ -9,8 +9,8 @@ import java.util.Map;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.ai.turn.Turn;
-import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.ModifyResult;
+import io.mantlehooks.runtime.execution.HookRunner;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.messages.AssistantMessage;

@@ -2,8 +2,8 @@ package io.mantlehooks.ai.turn;
 
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
-import io.mantlehooks.runtime.HookRunner;
 import io.mantlehooks.runtime.ModifyResult;
+import io.mantlehooks.runtime.execution.HookRunner;
 
 /**
  * The hooks of a point as a {@link Step}: without a modify hook the observers start and

@@ -9,7 +9,7 @@ import io.mantlehooks.KnowledgeResultsPayload;
 import io.mantlehooks.Passage;
 import io.mantlehooks.annotation.ModifyKnowledgeResults;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
-import io.mantlehooks.runtime.HookRunner;
+import io.mantlehooks.runtime.execution.HookRunner;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.document.Document;
