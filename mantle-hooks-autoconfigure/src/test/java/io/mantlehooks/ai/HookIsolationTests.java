@@ -102,6 +102,36 @@ class HookIsolationTests {
 					+ "invocations past their timeout and still running");
 	}
 
+	/**
+	 * A hook that hangs ignoring interrupts holds its thread past its timeout; the pool
+	 * replaces that thread, so on a pool of one thread the turn's next hook still runs.
+	 */
+	@Test
+	void aHungHooksThreadIsReplacedSoTheNextHookRunsOnAPoolOfOne() {
+		new ApplicationContextRunner().withConfiguration(ChatTestSupport.mantleConfigurations())
+			.withBean("cannedModel", ScriptedChatModel.class,
+					() -> new ScriptedChatModel().otherwise((prompt) -> "canned"))
+			.withBean("isolationHooks", IsolationHooks.class)
+			.withPropertyValues("mantle.hooks.executor.pool-size=1", "mantle.hooks.timeouts.modify=120s",
+					"mantle.hooks.timeouts.observe=120s",
+					"mantle.hooks.timeouts.hook[isolationHooks.hungModifier]=200ms",
+					"mantle.hooks.timeouts.hook[isolationHooks.hungObserver]=200ms")
+			.run((context) -> {
+				IsolationHooks hooks = context.getBean(IsolationHooks.class);
+				try {
+					ChatClient chatClient = ChatTestSupport.chatClient(context);
+					// the hung response hook keeps the model's reply (fail open); the
+					// outgoing hook runs on the thread that replaced the hung one
+					assertThat(chatClient.prompt().user("hi").call().content()).isEqualTo("canned [ok]");
+					HookRegistry registry = context.getBean(HookRegistry.class);
+					assertThat(hook(registry, "isolationHooks.hungModifier").abandonedInFlight()).isOne();
+				}
+				finally {
+					hooks.release.countDown();
+				}
+			});
+	}
+
 	private static HookMethod hook(HookRegistry registry, String name) {
 		return registry.hooks().stream().filter((hook) -> hook.name().equals(name)).findFirst().orElseThrow();
 	}

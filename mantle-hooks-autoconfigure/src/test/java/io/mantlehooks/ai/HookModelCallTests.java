@@ -4,20 +4,25 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPayload;
+import io.mantlehooks.HookPoint;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.ai.model.UnhookedModelCallException;
+import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.OnIncomingMessage;
 import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.annotation.OnTurnStarted;
+import io.mantlehooks.runtime.HookOutcome;
+import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import org.assertj.core.api.Assertions;
@@ -96,6 +101,27 @@ class HookModelCallTests {
 				.until(() -> watch.started.size() == 1 && watch.incoming.size() == 1);
 			assertThat(watch.started.get(0).turnId()).isEqualTo(response.context().get(MantleHooks.TURN_ID));
 		});
+	}
+
+	/**
+	 * The judge's own model call has a modify hook the judge's thread waits for: on a
+	 * pool of one thread, that thread is replaced while it waits, so the hook is not
+	 * queued behind the thread waiting for it.
+	 */
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "call", "stream" })
+	void aJudgeWaitsForItsCallsHooksOnAPoolOfOneThread(String driver) {
+		this.openAi.reply(Reply.text("Your refund is on its way."), Reply.text("SAFE"));
+		this.withJudge.withBean("requestNote", RequestNote.class)
+			.withPropertyValues("mantle.hooks.executor.pool-size=1")
+			.run((context) -> {
+				ChatClientResponse response = turn(context, driver, "Where is my refund?");
+				assertThat(text(response)).isEqualTo("Your refund is on its way. [judged SAFE]");
+				// the request hook ran for the turn's call and for the judge's
+				assertThat(context.getBean(RequestNote.class).notes).hasValue(2);
+				assertThat(context.getBean(HookRegistry.class).everyAgent().modifier(HookPoint.MODEL_REQUEST))
+					.satisfies((hook) -> assertThat(hook.outcomeCounts()).containsEntry(HookOutcome.PROCEEDED, 2L));
+			});
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -225,6 +251,19 @@ class HookModelCallTests {
 	}
 
 	/** What the application's other hooks saw. */
+	/** A modify hook on every model request, the judge's included. */
+	static class RequestNote {
+
+		final AtomicInteger notes = new AtomicInteger();
+
+		@ModifyModelRequest
+		ModelRequestPayload note(ModelRequestPayload request) {
+			this.notes.incrementAndGet();
+			return request;
+		}
+
+	}
+
 	static class Watch {
 
 		final List<ModelRequestPayload> requests = new CopyOnWriteArrayList<>();

@@ -29,6 +29,9 @@ public class HookThreadPool extends ThreadPoolTaskExecutor implements HookExecut
 
 	private static final long serialVersionUID = 1L;
 
+	private static final Runnable NOTHING = () -> {
+	};
+
 	private final int poolSize;
 
 	/** Hooks handed to the pool and not finished: running or queued. */
@@ -122,22 +125,18 @@ public class HookThreadPool extends ThreadPoolTaskExecutor implements HookExecut
 	}
 
 	/**
-	 * Let the pool hold more (or again fewer) threads. The replaced threads are kept as
-	 * core threads meanwhile: raising the core size starts threads for hooks already
-	 * queued, where raising the maximum alone would wait for the next hook.
+	 * Let the pool hold more (or again fewer) threads. A hook already queued behind the
+	 * replaced thread gets its replacement at once: an empty task goes the way any hook
+	 * goes when no thread is idle and the pool may grow, to a new thread, which then
+	 * takes the queued hook.
 	 */
 	private void resize(int change) {
 		synchronized (this.resizeLock) {
 			this.replaced += change;
-			// the core size may never exceed the maximum, in either direction
-			if (change > 0) {
-				setMaxPoolSize(this.poolSize + this.replaced);
-				setCorePoolSize(this.replaced);
-			}
-			else {
-				setCorePoolSize(this.replaced);
-				setMaxPoolSize(this.poolSize + this.replaced);
-			}
+			setMaxPoolSize(this.poolSize + this.replaced);
+		}
+		if (change > 0 && !getThreadPoolExecutor().getQueue().isEmpty()) {
+			execute(NOTHING);
 		}
 	}
 
