@@ -182,7 +182,7 @@ final class ArchitectureTests {
 							"InvocationStyle", "ModifyResult", "TimeoutSource")),
 			Map.entry("io.mantlehooks.runtime.discovery", List.of("HookMethodProcessor", "HookTimeouts")),
 			Map.entry("io.mantlehooks.runtime.execution",
-					List.of("HookExecutor", "HookRunner", "HookThreadPool", "VirtualHookExecutor")),
+					List.of("HookRunner", "HookThreadPool", "VirtualHookExecutor")),
 			Map.entry("io.mantlehooks.runtime.guard", List.of("CircuitBreakerSettings", "HookGuards")),
 			Map.entry("io.mantlehooks.ai.approval", List.of("ApprovalQuestion", "StoredBatch", "ToolApprovals")),
 			Map.entry("io.mantlehooks.ai.chat",

@@ -205,11 +205,12 @@ public final class ConcurrencyBenchmark {
 			Result base = results.get(variants.get(entry.getKey()).baseline());
 			Result result = entry.getValue();
 			Running variant = running.get(entry.getKey());
-			System.out.printf("%-28s %9.0f %8.2f %11.1f %11.1f %9.0f %8.2f %12d %8.2f %7d %7d %7d %7d%n",
+			System.out.printf("%-28s %9.0f %8.2f %11.1f %11.1f %9.0f %8.2f %12d %8.2f %7d %7d %7d %7d %s%n",
 					entry.getKey(), result.throughput(), result.throughput() / base.throughput(), result.latencyP50(),
 					result.latencyP99(), result.cpuMicrosPerTurn(), result.cpuMicrosPerTurn() / base.cpuMicrosPerTurn(),
 					result.peakThreads(), (double) result.peakThreads() / base.peakThreads(), result.wrongReplies(),
-					coldWrong.get(entry.getKey()), variant.notProceeded(), variant.notClosed());
+					coldWrong.get(entry.getKey()), variant.notProceeded(), variant.notClosed(),
+					variant.notProceededByOutcome());
 		}
 		System.out.println("wrong: replies that were not the variant's reply, all rounds; cold: the same in the first"
 				+ " burst after start; !proc.: hook invocations whose outcome was not proceeded; !closed: circuit"
@@ -332,6 +333,19 @@ public final class ConcurrencyBenchmark {
 				}
 			}
 			return count;
+		}
+
+		/** The outcomes other than {@code proceeded}, by hook and outcome. */
+		String notProceededByOutcome() {
+			Map<String, Long> counts = new LinkedHashMap<>();
+			for (HookMethod hook : this.context.getBean(HookRegistry.class).hooks()) {
+				hook.outcomeCounts().forEach((outcome, count) -> {
+					if (outcome != HookOutcome.PROCEEDED && count > 0) {
+						counts.put(hook.name() + ":" + outcome.tagValue(), count);
+					}
+				});
+			}
+			return counts.isEmpty() ? "" : counts.toString();
 		}
 
 		/** Circuit breakers of the variant's hooks that are not closed. */

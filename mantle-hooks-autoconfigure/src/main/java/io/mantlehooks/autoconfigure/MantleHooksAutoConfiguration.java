@@ -159,10 +159,10 @@ public final class MantleHooksAutoConfiguration {
 	/**
 	 * The hook executor, on the kind of threads Spring Boot's
 	 * {@code spring.threads.virtual.enabled} chooses, as Boot's own task executor is: a
-	 * virtual thread per hook ({@link VirtualHookExecutor}), or a bounded pool of
-	 * platform threads with a queue ({@link HookThreadPool},
-	 * {@code mantle.hooks.executor.pool-size}). The runner restores each turn's context
-	 * on these threads itself.
+	 * pool of {@code mantle.hooks.executor.pool-size} threads with a queue, whose threads
+	 * are virtual ({@link VirtualHookExecutor}) or platform threads
+	 * ({@link HookThreadPool}). The runner restores each turn's context on these threads
+	 * itself.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingBean(name = HOOK_EXECUTOR_BEAN_NAME)

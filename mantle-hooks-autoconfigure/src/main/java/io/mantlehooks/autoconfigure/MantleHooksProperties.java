@@ -286,9 +286,9 @@ public class MantleHooksProperties {
 		public static final int DEFAULT_POOL_SIZE = 200;
 
 		/**
-		 * Platform threads that run hooks at once; further hooks wait in a queue, and
-		 * that wait never counts against their timeouts. Sized for hooks that block (a
-		 * call to a moderation service); virtual threads ignore it.
+		 * Hooks that run at once, on platform or virtual threads; further hooks wait in a
+		 * queue, and that wait never counts against their timeouts. Sized for hooks that
+		 * block (a call to a moderation service).
 		 */
 		private int poolSize = DEFAULT_POOL_SIZE;
 

@@ -30,8 +30,7 @@ import org.jspecify.annotations.Nullable;
  * The invocation counts as finished (and its hook is told so, once) only when the hook
  * has really stopped: its thread is free again and its stage, if any, has completed or
  * been cancelled. A hook that ignores interrupts therefore keeps counting against its
- * lane's limit until it returns, and its thread is replaced in the executor meanwhile
- * ({@link HookExecutor#abandoned}).
+ * lane's limit until it returns, and its thread is replaced in the hook pool meanwhile.
  */
 final class HookInvocation implements Runnable {
 
@@ -45,7 +44,8 @@ final class HookInvocation implements Runnable {
 
 	private final ScheduledExecutorService timer;
 
-	private final @Nullable HookExecutor executor;
+	/** The pool whose thread runs the method, when it is one of the starter's pools. */
+	private @Nullable HookThreadPool pool;
 
 	private final CompletableFuture<@Nullable Object> outcome = new CompletableFuture<>();
 
@@ -79,13 +79,11 @@ final class HookInvocation implements Runnable {
 
 	private volatile @Nullable CompletableFuture<?> stage;
 
-	HookInvocation(HookMethod hook, Object payload, HookScope scope, ScheduledExecutorService timer,
-			@Nullable HookExecutor executor) {
+	HookInvocation(HookMethod hook, Object payload, HookScope scope, ScheduledExecutorService timer) {
 		this.hook = hook;
 		this.payload = payload;
 		this.scope = scope;
 		this.timer = timer;
-		this.executor = executor;
 		this.unsettled = new AtomicInteger((hook.style() == InvocationStyle.BLOCKING) ? 1 : 2);
 	}
 
@@ -149,6 +147,7 @@ final class HookInvocation implements Runnable {
 		this.queuedNanos = System.nanoTime() - this.handedOff;
 		synchronized (this) {
 			this.thread = Thread.currentThread();
+			this.pool = HookThreadPool.running();
 		}
 		try {
 			this.scope.runHook(this.hook.name(), this::invoke);
@@ -167,8 +166,8 @@ final class HookInvocation implements Runnable {
 				if (this.abandoned) {
 					this.abandoned = false;
 					this.hook.caughtUp(this.heldPermit);
-					if (this.executor != null) {
-						this.executor.returned(Thread.currentThread());
+					if (this.pool != null) {
+						this.pool.threadReturned();
 					}
 				}
 			}
@@ -315,8 +314,8 @@ final class HookInvocation implements Runnable {
 		if (this.thread != null && !this.abandoned) {
 			this.abandoned = true;
 			this.heldPermit = this.hook.abandoned();
-			if (this.executor != null) {
-				this.executor.abandoned(this.thread);
+			if (this.pool != null) {
+				this.pool.threadAbandoned();
 			}
 		}
 	}

@@ -61,8 +61,8 @@ public class HookRunner implements DisposableBean {
 	 * observation.
 	 * @param registry the hooks
 	 * @param executor the executor that runs hooks; each task restores the turn's context
-	 * itself. A {@link HookExecutor} is told about threads of timed-out hooks that still
-	 * run, so that it can replace them.
+	 * itself. A {@link HookThreadPool} replaces the threads of timed-out hooks that still
+	 * run.
 	 * @param observationRegistry where hook invocations are observed
 	 * @param convention the convention for those observations, {@code null} for
 	 * {@link io.mantlehooks.observation.DefaultHookObservationConvention}

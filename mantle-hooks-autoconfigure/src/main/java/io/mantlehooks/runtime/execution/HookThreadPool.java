@@ -5,29 +5,37 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.util.Assert;
 
 /**
- * The hook executor on platform threads: at most {@code pool-size} threads in front of a
- * queue, grown as Tomcat's connector grows its pool: a hook goes to an idle thread if
- * there is one, else to a new thread while the pool is below its size, else into the
- * queue. That wait is never counted against the hook's timeout, so a busy machine slows
- * turns down instead of failing their hooks, and never starts more threads than the pool
- * holds. Threads idle for a minute end.
+ * The hook executor: at most {@code pool-size} hooks run at once, on platform threads or
+ * on virtual ones, in front of a queue. The pool grows as Tomcat's connector grows its
+ * pool: a hook goes to an idle thread if there is one, else to a new thread while the
+ * pool is below its size, else into the queue. Waiting in the queue is never counted
+ * against a hook's timeout, which starts with its method; so a busy machine slows turns
+ * down instead of failing their hooks, and a burst of turns does not start more hooks at
+ * once than the pool holds, where each would wait for a processor inside its own timeout.
+ * Threads idle for a minute end.
  * <p>
  * Two kinds of threads are replaced while they last, so that they cannot take the pool
- * from healthy hooks: a thread {@link #abandoned} by a hook that outlived its timeout and
- * still runs (a hook holds at most {@code max-concurrent} of them before it is refused),
- * and a hook thread that waits for the hooks of a call its hook made (an LLM judge's
+ * from healthy hooks: a thread abandoned by a hook that outlived its timeout and still
+ * runs (a hook holds at most {@code max-concurrent} of them before it is refused), and a
+ * hook's thread that waits for the hooks of a model call its hook made (an LLM judge's
  * nested turn, {@link #await}).
  */
-public class HookThreadPool extends ThreadPoolTaskExecutor implements HookExecutor {
+public class HookThreadPool extends ThreadPoolTaskExecutor {
 
 	private static final long serialVersionUID = 1L;
+
+	/** The pool that runs the current thread's task, while it runs it. */
+	private static final ThreadLocal<HookThreadPool> RUNNING = new ThreadLocal<>();
 
 	private static final Runnable NOTHING = () -> {
 	};
@@ -37,20 +45,37 @@ public class HookThreadPool extends ThreadPoolTaskExecutor implements HookExecut
 	/** Hooks handed to the pool and not finished: running or queued. */
 	private final AtomicInteger pending = new AtomicInteger();
 
+	/** Threads whose hook outlived its timeout and still runs. */
+	private final AtomicInteger abandoned = new AtomicInteger();
+
 	private final Object resizeLock = new Object();
 
 	/** Threads that do not count against the pool now: abandoned or waiting. */
 	private int replaced;
 
 	/**
-	 * Create the pool; {@link #initialize()} starts it.
+	 * Create a pool of platform threads; {@link #initialize()} starts it.
 	 * @param threadNamePrefix the prefix of its threads' names
-	 * @param poolSize how many threads run hooks at once
+	 * @param poolSize how many hooks run at once
 	 */
 	public HookThreadPool(String threadNamePrefix, int poolSize) {
+		this(threadNamePrefix, poolSize, null);
+	}
+
+	/**
+	 * Create a pool; {@link #initialize()} starts it.
+	 * @param threadNamePrefix the prefix of its threads' names
+	 * @param poolSize how many hooks run at once
+	 * @param threadFactory what makes its threads (virtual ones, say), {@code null} for
+	 * platform threads named with the prefix
+	 */
+	public HookThreadPool(String threadNamePrefix, int poolSize, @Nullable ThreadFactory threadFactory) {
 		Assert.isTrue(poolSize > 0, "'poolSize' must be positive");
 		this.poolSize = poolSize;
 		setThreadNamePrefix(threadNamePrefix);
+		if (threadFactory != null) {
+			setThreadFactory(threadFactory);
+		}
 		// no thread kept when idle; up to poolSize while hooks wait
 		setCorePoolSize(0);
 		setMaxPoolSize(poolSize);
@@ -66,12 +91,19 @@ public class HookThreadPool extends ThreadPoolTaskExecutor implements HookExecut
 	}
 
 	/**
-	 * Return how many threads run hooks at once, abandoned and waiting threads not
-	 * counted.
+	 * Return how many hooks run at once, abandoned and waiting threads not counted.
 	 * @return the pool size
 	 */
 	public int getHookPoolSize() {
 		return this.poolSize;
+	}
+
+	/**
+	 * Return how many of the pool's threads run a hook that outlived its timeout.
+	 * @return the abandoned threads now
+	 */
+	public int getAbandoned() {
+		return this.abandoned.get();
 	}
 
 	@Override
@@ -84,10 +116,12 @@ public class HookThreadPool extends ThreadPoolTaskExecutor implements HookExecut
 		this.pending.incrementAndGet();
 		try {
 			super.execute(() -> {
+				RUNNING.set(this);
 				try {
 					task.run();
 				}
 				finally {
+					RUNNING.remove();
 					this.pending.decrementAndGet();
 				}
 			});
@@ -98,30 +132,30 @@ public class HookThreadPool extends ThreadPoolTaskExecutor implements HookExecut
 		}
 	}
 
-	@Override
-	public Thread createThread(Runnable runnable) {
-		Thread thread = new HookThread(this, getThreadGroup(), runnable, nextThreadName());
-		thread.setPriority(getThreadPriority());
-		thread.setDaemon(isDaemon());
-		return thread;
+	/**
+	 * Return the pool whose task the current thread runs.
+	 * @return the pool, {@code null} on any other thread
+	 */
+	static @Nullable HookThreadPool running() {
+		return RUNNING.get();
 	}
 
-	@Override
-	public void abandoned(Thread thread) {
-		if (owns(thread)) {
-			resize(1);
-		}
+	/**
+	 * The current task's hook outlived its timeout while its method still runs on this
+	 * thread: replace the thread until {@link #threadReturned()}.
+	 */
+	void threadAbandoned() {
+		this.abandoned.incrementAndGet();
+		resize(1);
 	}
 
-	@Override
-	public void returned(Thread thread) {
-		if (owns(thread)) {
-			resize(-1);
-		}
-	}
-
-	private boolean owns(Thread thread) {
-		return thread instanceof HookThread hookThread && hookThread.pool == this;
+	/**
+	 * The method of a hook whose thread was {@link #threadAbandoned() abandoned}
+	 * returned.
+	 */
+	void threadReturned() {
+		this.abandoned.decrementAndGet();
+		resize(-1);
 	}
 
 	/**
@@ -151,15 +185,16 @@ public class HookThreadPool extends ThreadPoolTaskExecutor implements HookExecut
 	 * @throws ExecutionException when the future completed exceptionally
 	 */
 	public static <T> T await(CompletableFuture<T> future) throws InterruptedException, ExecutionException {
-		if (future.isDone() || !(Thread.currentThread() instanceof HookThread thread)) {
+		HookThreadPool pool = (future.isDone()) ? null : RUNNING.get();
+		if (pool == null) {
 			return future.get();
 		}
-		thread.pool.resize(1);
+		pool.resize(1);
 		try {
 			return future.get();
 		}
 		finally {
-			thread.pool.resize(-1);
+			pool.resize(-1);
 		}
 	}
 
@@ -183,20 +218,6 @@ public class HookThreadPool extends ThreadPoolTaskExecutor implements HookExecut
 
 		boolean enqueue(Runnable task) {
 			return super.offer(task);
-		}
-
-	}
-
-	/**
-	 * A thread of a hook pool, which knows its pool.
-	 */
-	private static final class HookThread extends Thread {
-
-		private final HookThreadPool pool;
-
-		HookThread(HookThreadPool pool, ThreadGroup group, Runnable runnable, String name) {
-			super(group, runnable, name);
-			this.pool = pool;
 		}
 
 	}

@@ -74,8 +74,7 @@ final class ModifyLane {
 		Observation observation = this.observations.start(hook, scope, payload);
 		CompletableFuture<ModifyResult<P>> result = new CompletableFuture<>();
 		// payloads are deeply immutable, so the hook gets the payload itself
-		HookInvocation invocation = new HookInvocation(hook, payload, scope, this.timer,
-				(this.executor instanceof HookExecutor threads) ? threads : null);
+		HookInvocation invocation = new HookInvocation(hook, payload, scope, this.timer);
 		invocation.outcome().whenComplete((returned, ex) -> {
 			// the hook's TimeLimiter publishes what happened (its events and metrics)
 			if (ex == null) {

@@ -81,10 +81,9 @@ final class ObserveLane {
 	 */
 	void dispatch(List<HookMethod> admitted, HookPayload payload, HookScope scope) {
 		HookPayload seen = PayloadCopies.forObserver(payload);
-		HookExecutor threads = (this.executor instanceof HookExecutor hookExecutor) ? hookExecutor : null;
 		for (HookMethod observer : admitted) {
 			Observation observation = this.observations.start(observer, scope);
-			HookInvocation invocation = new HookInvocation(observer, seen, scope, this.timer, threads);
+			HookInvocation invocation = new HookInvocation(observer, seen, scope, this.timer);
 			invocation.outcome().whenComplete((returned, ex) -> ended(invocation, observation, ex));
 			invocation.submit(this.executor);
 		}
