@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.mantlehooks.Burners;
 import io.mantlehooks.Callers;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookOutcome;
@@ -445,48 +446,6 @@ public final class ConcurrencyBenchmark {
 				return Double.NaN;
 			}
 			return sorted.get((int) Math.min(sorted.size() - 1, Math.floor(quantile * sorted.size()))) / 1e6;
-		}
-
-	}
-
-	/** Threads that keep the processors busy for the whole run. */
-	static final class Burners {
-
-		private final AtomicBoolean burning = new AtomicBoolean(true);
-
-		private final List<Thread> threads = new ArrayList<>();
-
-		Burners(int count) {
-			for (int i = 0; i < count; i++) {
-				Thread thread = new Thread(this::burn, "cpu-burner-" + i);
-				thread.setDaemon(true);
-				thread.start();
-				this.threads.add(thread);
-			}
-		}
-
-		private void burn() {
-			long x = 1;
-			while (this.burning.get()) {
-				x = x * 31 + 7;
-			}
-			if (x == 42) {
-				System.out.print("");
-			}
-		}
-
-		/** The CPU the burner threads used so far. */
-		long cpuNanos() {
-			ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-			long total = 0;
-			for (Thread thread : this.threads) {
-				total += Math.max(0, bean.getThreadCpuTime(thread.getId()));
-			}
-			return total;
-		}
-
-		void stop() {
-			this.burning.set(false);
 		}
 
 	}

@@ -10,10 +10,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.mantlehooks.Burners;
 import io.mantlehooks.Callers;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.IncomingMessagePayload;
@@ -64,11 +64,11 @@ class OverloadTests {
 
 	private static final String HOOKED_REPLY = "Hello [name], your number is [n]!";
 
-	private final Burners burners = new Burners();
+	private Burners burners;
 
 	@BeforeEach
 	void burnCpu() {
-		this.burners.start(2);
+		this.burners = new Burners(2);
 	}
 
 	@AfterEach
@@ -294,43 +294,6 @@ class OverloadTests {
 
 		Duration longest() {
 			return Duration.ofNanos(this.longest.get());
-		}
-
-	}
-
-	/** Threads that keep the processors busy. */
-	static final class Burners {
-
-		private final AtomicBoolean burning = new AtomicBoolean();
-
-		private final List<Thread> threads = new ArrayList<>();
-
-		void start(int count) {
-			this.burning.set(true);
-			for (int i = 0; i < count; i++) {
-				Thread thread = new Thread(this::burn, "cpu-burner-" + i);
-				thread.setDaemon(true);
-				thread.start();
-				this.threads.add(thread);
-			}
-		}
-
-		private void burn() {
-			long x = 1;
-			while (this.burning.get()) {
-				x = x * 31 + 7;
-			}
-			if (x == 42) {
-				System.out.print("");
-			}
-		}
-
-		void stop() throws InterruptedException {
-			this.burning.set(false);
-			for (Thread thread : this.threads) {
-				thread.join();
-			}
-			this.threads.clear();
 		}
 
 	}
