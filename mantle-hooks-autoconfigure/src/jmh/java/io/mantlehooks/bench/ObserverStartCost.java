@@ -23,7 +23,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * What starting an observer costs in CPU: the engine's own path
  * ({@link HookRunner#observe}: admission, the shared payload, the invocation with its
- * timeout, the queue, the hand-off to a hook thread, the caller's context restored
+ * timeout, one task per observer on the hook executor, the caller's context restored
  * there, the outcome) for observers that do nothing, against a bare hand-off of an empty
  * task to the same hook executor. Prints, per variant, the process's CPU time per
  * observer (all threads) and the calling thread's, the median of the measured rounds;

@@ -178,17 +178,12 @@ final class HookInvocation implements Runnable {
 	}
 
 	private void invoke() {
-		// the hook's own time starts here
+		arm(this.hook.timeout().toNanos());
+		// the hook's own time starts here, once its deadline is set: a wait for the
+		// timer's lock is not the hook's (timeOut checks the time from here)
 		long started = System.nanoTime();
 		this.started = started;
 		this.invoked = true;
-		try {
-			this.deadline = this.timer.schedule(this::timeOut, this.hook.timeout().toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (RejectedExecutionException ex) {
-			// the runner closed while this hook waited for a thread: it still runs (an
-			// observer of the last turns sees its payload), without a deadline
-		}
 		Object returned;
 		try {
 			returned = this.hook.invoke(this.payload);
@@ -236,16 +231,39 @@ final class HookInvocation implements Runnable {
 	}
 
 	/**
+	 * Schedule the deadline in the given time.
+	 */
+	private void arm(long nanos) {
+		try {
+			this.deadline = this.timer.schedule(this::timeOut, nanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// the runner closed while this hook waited for a thread: it still runs (an
+			// observer of the last turns sees its payload), without a deadline
+		}
+	}
+
+	/**
 	 * The deadline passed: count the hook as abandoned if its method still runs, then
 	 * complete the outcome (so a late return is never used), then interrupt the method
 	 * and cancel the stage. Counting first means the executor has replaced the thread
 	 * when the waiting side continues. An outcome that completed first (the hook returned
-	 * just in time) is left alone.
+	 * just in time) is left alone, and a deadline that came before the hook's own time
+	 * was up (it was set before the method started) is set again for the rest.
 	 * <p>
 	 * It never throws: the timer thread runs every hook's deadline.
 	 */
 	private void timeOut() {
 		try {
+			if (this.outcome.isDone()) {
+				return;
+			}
+			long timeout = this.hook.timeout().toNanos();
+			long left = this.invoked ? timeout - (System.nanoTime() - this.started) : timeout;
+			if (left > 0) {
+				arm(left);
+				return;
+			}
 			markAbandoned();
 			if (fail(new TimeoutException("Hook '" + this.hook.name() + "' timed out"))) {
 				abandon();
