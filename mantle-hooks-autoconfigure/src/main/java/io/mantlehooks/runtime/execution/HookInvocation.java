@@ -20,12 +20,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * One call of a hook method, handed to the hook executor and bounded by the hook's
  * timeout. The timeout counts from the moment the method starts running: time spent
- * waiting for a thread is the machine's, never the hook's. A deadline is scheduled then
- * and cancelled when the hook ends. The outcome future completes with what the method
- * returned (for an asynchronous hook: what its stage or {@code Mono} produced), with what
- * it threw (anything, {@code Error}s included), or with a {@link TimeoutException} when
- * the deadline came first; then a blocking hook's thread is interrupted and an
- * asynchronous hook's stage cancelled.
+ * waiting for a thread is the machine's, never the hook's, and so is a moment when the
+ * whole process stood still. A deadline is scheduled then and cancelled when the hook
+ * ends. The outcome future completes with what the method returned (for an asynchronous
+ * hook: what its stage or {@code Mono} produced), with what it threw (anything,
+ * {@code Error}s included), or with a {@link TimeoutException} when the deadline came
+ * first; then a blocking hook's thread is interrupted and an asynchronous hook's stage
+ * cancelled.
  * <p>
  * The invocation counts as finished (and its hook is told so, once) only when the hook
  * has really stopped: its thread is free again and its stage, if any, has completed or
@@ -35,6 +36,12 @@ import org.jspecify.annotations.Nullable;
 final class HookInvocation implements Runnable {
 
 	private static final Log logger = LogFactory.getLog(HookInvocation.class);
+
+	/**
+	 * How late a deadline may fire before its lateness counts as the process standing
+	 * still.
+	 */
+	private static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 	private final HookMethod hook;
 
@@ -76,6 +83,16 @@ final class HookInvocation implements Runnable {
 	private boolean heldPermit;
 
 	private volatile @Nullable Future<?> deadline;
+
+	/** When the deadline last set should fire, in {@link System#nanoTime()}. */
+	private volatile long due;
+
+	/**
+	 * Whether the hook was given time back because its deadline fired late: the process
+	 * or the machine stood still (a long GC pause, saturated processors), which stopped
+	 * the hook as well as the timer. Given once, so a hook that hangs still times out.
+	 */
+	private volatile boolean stallCredited;
 
 	private volatile @Nullable CompletableFuture<?> stage;
 
@@ -234,6 +251,7 @@ final class HookInvocation implements Runnable {
 	 * Schedule the deadline in the given time.
 	 */
 	private void arm(long nanos) {
+		this.due = System.nanoTime() + nanos;
 		try {
 			this.deadline = this.timer.schedule(this::timeOut, nanos, TimeUnit.NANOSECONDS);
 		}
@@ -249,7 +267,9 @@ final class HookInvocation implements Runnable {
 	 * and cancel the stage. Counting first means the executor has replaced the thread
 	 * when the waiting side continues. An outcome that completed first (the hook returned
 	 * just in time) is left alone, and a deadline that came before the hook's own time
-	 * was up (it was set before the method started) is set again for the rest.
+	 * was up (it was set before the method started) is set again for the rest. A deadline
+	 * that fires later than it was due shows that the process stood still; the hook stood
+	 * still with it, so it gets as long again to run, once.
 	 * <p>
 	 * It never throws: the timer thread runs every hook's deadline.
 	 */
@@ -259,7 +279,15 @@ final class HookInvocation implements Runnable {
 				return;
 			}
 			long timeout = this.hook.timeout().toNanos();
-			long left = this.invoked ? timeout - (System.nanoTime() - this.started) : timeout;
+			long now = System.nanoTime();
+			long left = this.invoked ? timeout - (now - this.started) : timeout;
+			long late = now - this.due;
+			if (left <= 0 && !this.stallCredited && late > STALL_NANOS) {
+				// the hook stood still at least as long as the timer: it gets that long
+				// again, from now, to run
+				this.stallCredited = true;
+				left = late;
+			}
 			if (left > 0) {
 				arm(left);
 				return;
