@@ -1,7 +1,6 @@
 package io.mantlehooks.ai;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -10,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -91,7 +89,7 @@ class LoadIsNotAFaultTests {
 			BurstHooks hooks = context.getBean(BurstHooks.class);
 			hooks.streamed = driver.equals("stream");
 			ChatClient chatClient = ChatTestSupport.chatClient(context);
-			List<CompletableFuture<ChatClientResponse>> replies = burst((i) -> {
+			List<ChatClientResponse> replies = Callers.burst(TURNS, (i) -> {
 				ChatClient.ChatClientRequestSpec request = chatClient.prompt()
 					.user("alice asks about order " + i)
 					.tools(new BurstTools());
@@ -101,7 +99,7 @@ class LoadIsNotAFaultTests {
 				return lastOf(request.stream().chatClientResponse());
 			});
 			for (int i = 0; i < TURNS; i++) {
-				ChatClientResponse response = replies.get(i).join();
+				ChatClientResponse response = replies.get(i);
 				assertThat(response.context()).doesNotContainKey(MantleHooks.OUTCOME);
 				assertThat(text(response)).as("reply of turn " + i)
 					.isEqualTo("Order A-" + i + " paid with card [card]. The secret is [hidden]. Total 30 €.");
@@ -160,43 +158,6 @@ class LoadIsNotAFaultTests {
 		ChatClientResponse last = all.get(all.size() - 1);
 		ChatResponse joined = new ChatResponse(List.of(new Generation(new AssistantMessage(text.toString()))));
 		return ChatClientResponse.builder().chatResponse(joined).context(last.context()).build();
-	}
-
-	/** Runs {@link #TURNS} turns at once, each on its own caller thread. */
-	private static List<CompletableFuture<ChatClientResponse>> burst(Turn turn) throws InterruptedException {
-		ExecutorService callers = Callers.threadPerCaller(TURNS);
-		CountDownLatch start = new CountDownLatch(1);
-		List<CompletableFuture<ChatClientResponse>> replies = new ArrayList<>();
-		try {
-			for (int i = 0; i < TURNS; i++) {
-				int index = i;
-				replies.add(CompletableFuture.supplyAsync(() -> {
-					try {
-						start.await();
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-					}
-					return turn.run(index);
-				}, callers));
-			}
-			start.countDown();
-			CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			throw new AssertionError("the burst did not finish", ex);
-		}
-		finally {
-			callers.shutdownNow();
-		}
-		return replies;
-	}
-
-	@FunctionalInterface
-	interface Turn {
-
-		ChatClientResponse run(int index);
-
 	}
 
 	/**

@@ -1,15 +1,8 @@
 package io.mantlehooks.ai;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -132,40 +125,14 @@ class OverloadTests {
 	private static List<String> burst(AssertableApplicationContext context, String driver, int turns)
 			throws InterruptedException {
 		ChatClient chatClient = ChatTestSupport.chatClient(context);
-		ExecutorService callers = Callers.threadPerCaller(turns);
-		CountDownLatch start = new CountDownLatch(1);
-		List<CompletableFuture<String>> replies = new ArrayList<>();
-		try {
-			for (int i = 0; i < turns; i++) {
-				replies.add(CompletableFuture.supplyAsync(() -> {
-					awaitUninterruptibly(start);
-					ChatClient.ChatClientRequestSpec request = chatClient.prompt().user("I am alice");
-					if (driver.equals("call")) {
-						return request.call().content();
-					}
-					List<String> chunks = request.stream().content().collectList().block(Duration.ofMinutes(5));
-					return (chunks != null) ? String.join("", chunks) : null;
-				}, callers));
+		return Callers.burst(turns, (index) -> {
+			ChatClient.ChatClientRequestSpec request = chatClient.prompt().user("I am alice");
+			if (driver.equals("call")) {
+				return request.call().content();
 			}
-			start.countDown();
-			CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			throw new AssertionError("the burst did not finish", ex);
-		}
-		finally {
-			callers.shutdownNow();
-		}
-		return replies.stream().map(CompletableFuture::join).toList();
-	}
-
-	private static void awaitUninterruptibly(CountDownLatch latch) {
-		try {
-			latch.await();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+			List<String> chunks = request.stream().content().collectList().block(Duration.ofMinutes(5));
+			return (chunks != null) ? String.join("", chunks) : null;
+		});
 	}
 
 	private static void assertEveryHookProceeded(AssertableApplicationContext context, int turns) {

@@ -8,7 +8,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
@@ -391,28 +390,13 @@ class ToolBatchHandOffTests {
 	static List<String> burstOfBatches(AssertableApplicationContext context, int turns, String driver)
 			throws Exception {
 		ChatClient chatClient = ChatTestSupport.chatClient(context);
-		List<CompletableFuture<String>> replies = new ArrayList<>();
-		ExecutorService callers = Callers.threadPerCaller(turns);
-		CountDownLatch start = new CountDownLatch(1);
-		try {
-			for (int i = 0; i < turns; i++) {
-				int turn = i;
-				replies.add(CompletableFuture.supplyAsync(() -> {
-					awaitInterrupt(start);
-					ChatClient.ChatClientRequestSpec request = chatClient.prompt()
-						.user("turn " + turn)
-						.tools(new LookupTools());
-					return driver.equals("call") ? request.call().content()
-							: String.join("", request.stream().content().collectList().block());
-				}, callers));
-			}
-			start.countDown();
-			CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
-		}
-		finally {
-			callers.shutdownNow();
-		}
-		return replies.stream().map(CompletableFuture::join).toList();
+		return Callers.burst(turns, (turn) -> {
+			ChatClient.ChatClientRequestSpec request = chatClient.prompt()
+				.user("turn " + turn)
+				.tools(new LookupTools());
+			return driver.equals("call") ? request.call().content()
+					: String.join("", request.stream().content().collectList().block());
+		});
 	}
 
 	private static void joinUninterruptibly(Thread thread) {
