@@ -14,6 +14,7 @@ import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
 
 /**
  * A streaming chat model the test drives chunk by chunk: what it streams and when it
@@ -27,6 +28,25 @@ class GatedStreamingModel implements ChatModel {
 	final AtomicBoolean cancelled = new AtomicBoolean();
 
 	final AtomicInteger streams = new AtomicInteger();
+
+	/** Whether its options support tool calling, as a provider's (OpenAI's) always do. */
+	private final boolean toolCapable;
+
+	GatedStreamingModel() {
+		this(false);
+	}
+
+	private GatedStreamingModel(boolean toolCapable) {
+		this.toolCapable = toolCapable;
+	}
+
+	/**
+	 * Return a model whose options support tool calling, as a provider's do, whether or
+	 * not a request offers tools.
+	 */
+	static GatedStreamingModel toolCapable() {
+		return new GatedStreamingModel(true);
+	}
 
 	/** Stream one chunk of text. */
 	void emit(String text) {
@@ -62,7 +82,12 @@ class GatedStreamingModel implements ChatModel {
 
 	@Override
 	public ChatOptions getDefaultOptions() {
-		return ChatOptions.builder().build();
+		return this.toolCapable ? ToolCallingChatOptions.builder().build() : ChatOptions.builder().build();
+	}
+
+	@Override
+	public ChatOptions getOptions() {
+		return getDefaultOptions();
 	}
 
 	private static ChatResponse chunk(String text) {

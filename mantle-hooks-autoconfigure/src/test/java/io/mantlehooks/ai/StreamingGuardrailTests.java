@@ -10,9 +10,11 @@ import java.util.function.UnaryOperator;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.TurnFinishedPayload;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.annotation.ModifyOutgoingText;
+import io.mantlehooks.annotation.ModifyToolCall;
 import io.mantlehooks.annotation.StreamMode;
 import io.mantlehooks.transcript.TranscriptEntry;
 import io.mantlehooks.transcript.TranscriptRole;
@@ -44,13 +46,17 @@ class StreamingGuardrailTests {
 
 	private final GatedStreamingModel model = new GatedStreamingModel();
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(ChatTestSupport.mantleConfigurations())
-		.withBean("chatModel", GatedStreamingModel.class, () -> this.model)
-		.withBean("sentenceHooks", SentenceHooks.class)
-		.withBean("recordingObservers", RecordingObservers.class)
-		.withPropertyValues("mantle.hooks.timeouts.observe=60s", "mantle.hooks.timeouts.modify=60s",
-				"mantle.hooks.transcript.enabled=true", "mantle.hooks.responses.utter_no_secrets=I can't share that.");
+	private final ApplicationContextRunner contextRunner = runner(this.model);
+
+	private static ApplicationContextRunner runner(GatedStreamingModel model) {
+		return new ApplicationContextRunner().withConfiguration(ChatTestSupport.mantleConfigurations())
+			.withBean("chatModel", GatedStreamingModel.class, () -> model)
+			.withBean("sentenceHooks", SentenceHooks.class)
+			.withBean("recordingObservers", RecordingObservers.class)
+			.withPropertyValues("mantle.hooks.timeouts.observe=60s", "mantle.hooks.timeouts.modify=60s",
+					"mantle.hooks.transcript.enabled=true",
+					"mantle.hooks.responses.utter_no_secrets=I can't share that.");
+	}
 
 	@Test
 	void eachSentenceGoesOutRewrittenBeforeTheModelFinishes() {
@@ -76,6 +82,23 @@ class StreamingGuardrailTests {
 			assertThat(observers.of(OutgoingTextPayload.class)).singleElement()
 				.extracting(OutgoingTextPayload::text)
 				.isEqualTo("ROME IS SUNNY. IT IS 3.5 DEGREES WARMER. BRING A HAT.");
+		});
+	}
+
+	@Test
+	void aToolCallHookLeavesARequestThatOffersNoToolsStreamingSentenceBySentence() {
+		// a provider's options support tool calling (as OpenAI's do) whether or not the
+		// request offers tools; only offered tools make a round's text wait for the batch
+		GatedStreamingModel toolCapable = GatedStreamingModel.toolCapable();
+		runner(toolCapable).withBean("toolCallGuard", ToolCallGuard.class).run((context) -> {
+			List<String> received = new CopyOnWriteArrayList<>();
+			Disposable turn = chatClient(context).prompt().user("Weather?").stream().content().subscribe(received::add);
+			toolCapable.emit("Rome is sunny. It is ");
+			await().atMost(WAIT).until(() -> received.contains("ROME IS SUNNY. "));
+			toolCapable.emitAll("warm.");
+			await().atMost(WAIT).until(turn::isDisposed);
+			assertThat(String.join("", received)).isEqualTo("ROME IS SUNNY. IT IS WARM.");
+			assertThat(context.getBean(ToolCallGuard.class).calls).isEmpty();
 		});
 	}
 
@@ -226,6 +249,18 @@ class StreamingGuardrailTests {
 
 	private static SentenceHooks hooks(AssertableApplicationContext context) {
 		return context.getBean(SentenceHooks.class);
+	}
+
+	static class ToolCallGuard {
+
+		final List<String> calls = new CopyOnWriteArrayList<>();
+
+		@ModifyToolCall
+		ToolCallPayload guard(ToolCallPayload call) {
+			this.calls.add(call.toolName());
+			return call;
+		}
+
 	}
 
 	static class SentenceHooks {

@@ -35,6 +35,7 @@ import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.util.CollectionUtils;
 
 /**
  * The rounds of a turn, written once: after each model call, one decision step says what
@@ -95,7 +96,7 @@ final class TurnLoop {
 	 * whether a round calls tools is only known at its end.
 	 */
 	boolean holdsToolRounds(State state) {
-		return state.segments() != null && state.runsTools() && this.tools.buffersReplies(state.turn());
+		return state.segments() != null && state.offersTools() && this.tools.buffersReplies(state.turn());
 	}
 
 	/**
@@ -406,6 +407,8 @@ final class TurnLoop {
 
 		private final boolean runsTools;
 
+		private final boolean offersTools;
+
 		private final ToolCallingManager toolCallingManager;
 
 		private @Nullable SegmentedReply segments;
@@ -427,6 +430,7 @@ final class TurnLoop {
 			this.streaming = streaming;
 			this.toolCallingManager = toolCallingManager;
 			this.runsTools = runsTools(request);
+			this.offersTools = this.runsTools && offersTools(request);
 			this.streamed = (streaming != Streaming.BUFFERED) ? new StringBuilder() : null;
 		}
 
@@ -437,6 +441,15 @@ final class TurnLoop {
 		private static boolean runsTools(ChatClientRequest request) {
 			return request.prompt().getOptions() instanceof ToolCallingChatOptions && !Boolean.FALSE
 				.equals(request.context().get(ChatClientAttributes.TOOL_CALLING_ADVISOR_AUTO_REGISTER.getKey()));
+		}
+
+		/**
+		 * Whether the request offers the model any tool: options that support tool
+		 * calling (a provider's always do) with no tool callback in them offer none.
+		 */
+		private static boolean offersTools(ChatClientRequest request) {
+			ToolCallingChatOptions options = (ToolCallingChatOptions) request.prompt().getOptions();
+			return !CollectionUtils.isEmpty(options.getToolCallbacks());
 		}
 
 		Turn turn() {
@@ -477,6 +490,13 @@ final class TurnLoop {
 
 		boolean runsTools() {
 			return this.runsTools;
+		}
+
+		/**
+		 * Whether the turn's tools run and the request offers the model at least one.
+		 */
+		boolean offersTools() {
+			return this.offersTools;
 		}
 
 		synchronized void outcome(Outcome next) {
