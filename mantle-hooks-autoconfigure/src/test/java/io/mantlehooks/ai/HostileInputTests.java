@@ -226,6 +226,11 @@ class HostileInputTests {
 				assertThat(tools.calls).containsExactly("B2");
 				assertThat(this.openAi.messages(1)).endsWith(refused, refused, refused, refused, refused,
 						"tool: \"B2 found\"");
+				// the refused calls are replayed with no arguments: a provider's adapter
+				// that
+				// parses them (Anthropic's does) could fail on the model's text
+				assertThat(this.openAi.messages(1)).contains(
+						"assistant: [lookup({}), lookup({}), lookup({}), lookup({}), lookup({}), lookup({\"id\":\"B2\"})]");
 				ArgumentHooks hooks = context.getBeanProvider(ArgumentHooks.class).getIfAvailable();
 				if (hooks != null) {
 					assertThat(hooks.arguments).containsExactly(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(),
@@ -256,6 +261,22 @@ class HostileInputTests {
 			assertThat(String.join("", chunks)).isEqualTo("Only B2 was found.");
 			assertThat(tools.calls).containsExactly("B2");
 			assertThat(this.openAi.messages(1)).endsWith("tool: " + UNREADABLE, "tool: \"B2 found\"");
+			assertThat(this.openAi.messages(1)).contains("assistant: [lookup({}), lookup({\"id\":\"B2\"})]");
+		});
+	}
+
+	@Test
+	void aCallAHookRefusedIsReplayedWithoutArgumentsItsModelCouldNotWrite() {
+		this.openAi.reply(Reply.toolCalls(new ToolCall("call_1", "lookup", "[\"A1\"]"),
+				new ToolCall("call_2", "lookup", "{\"id\":\"B2\"}")), Reply.text("Only B2 was found."));
+		this.contextRunner.withBean("refusingHook", RefusingHook.class).run((context) -> {
+			BatchTools tools = new BatchTools();
+			assertThat(lookUpA1(context, tools).chatResponse().getResult().getOutput().getText())
+				.isEqualTo("Only B2 was found.");
+			assertThat(tools.calls).containsExactly("B2");
+			assertThat(this.openAi.messages(1)).containsExactly("user: Look up A1",
+					"assistant: [lookup({}), lookup({\"id\":\"B2\"})]", "tool: No lookups without an id.",
+					"tool: \"B2 found\"");
 		});
 	}
 
@@ -325,6 +346,15 @@ class HostileInputTests {
 		@ModifyToolCall
 		ToolCallPayload repair(ToolCallPayload call) {
 			return call.arguments().isEmpty() ? call.withArguments(Map.of("id", "A1")) : call;
+		}
+
+	}
+
+	static class RefusingHook {
+
+		@ModifyToolCall
+		ToolCallPayload refuse(ToolCallPayload call) {
+			return call.arguments().isEmpty() ? call.withRefusal("No lookups without an id.") : call;
 		}
 
 	}

@@ -51,6 +51,9 @@ public final class ToolBatch {
 	/** ToolResponseMessage metadata: the ids of the results that count as errors. */
 	public static final String ERROR_IDS = "mantle.tool_error_ids";
 
+	/** The arguments a refused call whose own could not be read is replayed with. */
+	private static final String NO_ARGUMENTS = "{}";
+
 	/**
 	 * What the model reads, as that call's error result, for a call whose arguments are
 	 * not one JSON object: hooks and the approval policy saw no arguments for it, so the
@@ -155,10 +158,23 @@ public final class ToolBatch {
 			if (payload == null) {
 				return Step.done(tooDeep(call));
 			}
-			preflight.accept(call, payload.arguments(), Map.of(), payload,
-					(arguments != null) ? null : UNREADABLE_ARGUMENTS);
+			if (arguments == null) {
+				preflight.accept(withoutArguments(call), payload.arguments(), Map.of(), payload, UNREADABLE_ARGUMENTS);
+			}
+			else {
+				preflight.accept(call, payload.arguments(), Map.of(), payload, null);
+			}
 		}
 		return gateThenDispatch(turn, manager, history, options, response, output, preflight);
+	}
+
+	/**
+	 * The call with no arguments: how a call whose arguments could not be read is
+	 * replayed to the model, since an adapter that parses the arguments (Anthropic's)
+	 * could fail on the model's text.
+	 */
+	private static AssistantMessage.ToolCall withoutArguments(AssistantMessage.ToolCall call) {
+		return new AssistantMessage.ToolCall(call.id(), call.type(), call.name(), NO_ARGUMENTS);
 	}
 
 	/**
@@ -515,7 +531,10 @@ public final class ToolBatch {
 						+ " is not JSON-serializable");
 			}
 			boolean unchanged = Objects.equals(rewritten.arguments(), payload.arguments());
-			String argumentsJson = unchanged ? call.arguments() : ToolArguments.toJson(rewritten.arguments());
+			// the model's text that is not one JSON object never goes back to it: a call
+			// with such text is refused, and replayed with no arguments
+			String argumentsJson = !unchanged ? ToolArguments.toJson(rewritten.arguments())
+					: this.currentUnreadable ? NO_ARGUMENTS : call.arguments();
 			// rewritten arguments are read back from the JSON the tool receives, as the
 			// result hooks and the replay have always seen them
 			Map<String, Object> arguments = unchanged ? payload.arguments() : ToolArguments.parse(argumentsJson);
