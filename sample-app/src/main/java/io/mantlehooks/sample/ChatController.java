@@ -89,14 +89,14 @@ class ChatController {
 		requireId("conversationId", request.conversationId());
 		String channel = (request.channel() != null) ? channel(request.channel()) : "rest";
 		if (request.approve() == null) {
-			throw new IllegalArgumentException("'approve' must be true or false");
+			throw new InvalidRequestException("'approve' must be true or false");
 		}
 		boolean approved = request.approve();
 		String message = (request.message() != null) ? message(request.message())
 				: (approved ? "Yes, go ahead." : "No, don't.");
 		String reason = (request.reason() != null) ? request.reason() : "";
 		if (reason.length() > MantleHooks.MAX_DENY_REASON_LENGTH) {
-			throw new IllegalArgumentException(
+			throw new InvalidRequestException(
 					"'reason' must be at most " + MantleHooks.MAX_DENY_REASON_LENGTH + " characters");
 		}
 		// only the conversation's visitor decides here; the library checks again that it
@@ -129,23 +129,23 @@ class ChatController {
 
 	private static String channel(String channel) {
 		if (!channel.equals("web") && !channel.equals("rest")) {
-			throw new IllegalArgumentException("'channel' must be 'web' or 'rest'");
+			throw new InvalidRequestException("'channel' must be 'web' or 'rest'");
 		}
 		return channel;
 	}
 
 	private static void requireId(String name, @Nullable String value) {
 		if (value == null || !ID.matcher(value).matches()) {
-			throw new IllegalArgumentException("'" + name + "' must be 1 to 64 letters, digits, '-' or '_'");
+			throw new InvalidRequestException("'" + name + "' must be 1 to 64 letters, digits, '-' or '_'");
 		}
 	}
 
 	private static String message(@Nullable String message) {
 		if (message == null || message.isBlank()) {
-			throw new IllegalArgumentException("'message' must not be empty");
+			throw new InvalidRequestException("'message' must not be empty");
 		}
 		if (message.length() > MAX_MESSAGE) {
-			throw new IllegalArgumentException("'message' must be at most " + MAX_MESSAGE + " characters");
+			throw new InvalidRequestException("'message' must be at most " + MAX_MESSAGE + " characters");
 		}
 		return message;
 	}

@@ -14,16 +14,17 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * What the API answers when something goes wrong: our own validation messages for bad
- * input, and a generic text otherwise. Exception text never reaches the user. Only the
- * chat API: Actuator and the console answer for themselves.
+ * input ({@link InvalidRequestException}, never another exception's text, which may come
+ * from a library), and a generic text otherwise. Exception text never reaches the user.
+ * Only the chat API: Actuator and the console answer for themselves.
  */
 @RestControllerAdvice(assignableTypes = ChatController.class)
 class ErrorReplies {
 
 	private static final Logger logger = LoggerFactory.getLogger(ErrorReplies.class);
 
-	@ExceptionHandler(IllegalArgumentException.class)
-	ProblemDetail badInput(IllegalArgumentException ex) {
+	@ExceptionHandler(InvalidRequestException.class)
+	ProblemDetail badInput(InvalidRequestException ex) {
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, ex.getMessage());
 	}
 

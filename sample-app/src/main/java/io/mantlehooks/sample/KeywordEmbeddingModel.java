@@ -15,12 +15,20 @@ import org.springframework.ai.embedding.EmbeddingResponse;
 /**
  * An embedding model that needs no download and no network: each word (longer than three
  * letters, plural "s" dropped) is hashed into one of 512 dimensions and the vector is
- * normalized, so texts that share words are similar. Good enough to search a handful of
- * documents; replace it with a real embedding model for real content.
+ * normalized, so texts that share words are similar. A text with no such word ("hi",
+ * "yes", "42") is a 513th dimension alone, which no document shares: it finds nothing,
+ * where an all-zero vector would make the vector store fail. Good enough to search a
+ * handful of documents; replace it with a real embedding model for real content.
  */
 class KeywordEmbeddingModel implements EmbeddingModel {
 
-	private static final int DIMENSIONS = 512;
+	/** The dimensions words hash into. */
+	private static final int WORD_DIMENSIONS = 512;
+
+	/** One more, of texts without a keyword. */
+	private static final int NO_KEYWORD = WORD_DIMENSIONS;
+
+	private static final int DIMENSIONS = WORD_DIMENSIONS + 1;
 
 	@Override
 	public EmbeddingResponse call(EmbeddingRequest request) {
@@ -49,17 +57,19 @@ class KeywordEmbeddingModel implements EmbeddingModel {
 				String stem = word.endsWith("s") ? word.substring(0, word.length() - 1) : word;
 				CRC32 crc = new CRC32();
 				crc.update(stem.getBytes(StandardCharsets.UTF_8));
-				vector[(int) (crc.getValue() % DIMENSIONS)] += 1;
+				vector[(int) (crc.getValue() % WORD_DIMENSIONS)] += 1;
 			}
 		}
 		double norm = 0;
 		for (float value : vector) {
 			norm += value * value;
 		}
-		if (norm > 0) {
-			for (int i = 0; i < vector.length; i++) {
-				vector[i] /= (float) Math.sqrt(norm);
-			}
+		if (norm == 0) {
+			vector[NO_KEYWORD] = 1;
+			return vector;
+		}
+		for (int i = 0; i < vector.length; i++) {
+			vector[i] /= (float) Math.sqrt(norm);
 		}
 		return vector;
 	}

@@ -22,8 +22,10 @@ import io.mantlehooks.transcript.TranscriptRole;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.ai.chat.client.ChatClientResponse;
@@ -31,6 +33,8 @@ import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpStatusCode;
@@ -48,6 +52,7 @@ import static org.awaitility.Awaitility.await;
  * client would.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@ExtendWith(OutputCaptureExtension.class)
 class ShopScenarioTests {
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -98,6 +103,21 @@ class ShopScenarioTests {
 			.defaultStatusHandler(HttpStatusCode::isError, (request, response) -> {
 			})
 			.build();
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "hi", "ok", "yes", "no", "42", "why?" })
+	void aShortMessageGetsAnAnswerAndLogsNoFailure(String message, CapturedOutput output) throws Exception {
+		// the knowledge search embeds words of four letters or more: these have none
+		ResponseEntity<Map<String, Object>> called = post(this.http, "/api/chat",
+				Map.of("conversationId", this.conversation, "message", message));
+		assertThat(called.getStatusCode().value()).isEqualTo(200);
+		assertThat(called.getBody()).containsEntry("outcome", "completed");
+		assertThat((String) called.getBody().get("reply")).isNotBlank().doesNotContain("Sorry, something went wrong");
+		List<String> streamed = stream(message);
+		assertThat(streamed).last().asString().startsWith("done ").contains("\"outcome\":\"completed\"");
+		assertThat(String.join("", streamed)).doesNotContain("Sorry, something went wrong");
+		assertThat(output).doesNotContain("zero norm").doesNotContain("Request failed").doesNotContain("\tat ");
 	}
 
 	@Test
