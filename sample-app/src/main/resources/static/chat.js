@@ -1,5 +1,5 @@
 // The chat page: each message is one streamed turn (server-sent events from
-// /api/chat/stream). The reply grows sentence by sentence as the outgoing-text hook passes
+// POST /api/chat/stream, the message in the body). The reply grows sentence by sentence as the outgoing-text hook passes
 // each one; a token marked `retracted` replaces what the reply showed (the hook vetoed a
 // later sentence). A turn that waits for approval shows Approve / Deny buttons.
 (function () {
@@ -73,7 +73,41 @@
     }
   }
 
-  form.addEventListener('submit', (event) => {
+  // reads a server-sent events body as it arrives and hands each event to `on`, by name;
+  // EventSource cannot send a body, and a message in a URL ends up in access logs
+  async function readEvents(response, on) {
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) {
+        return;
+      }
+      buffered += value.replace(/\r\n?/g, '\n');
+      let end;
+      while ((end = buffered.indexOf('\n\n')) >= 0) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        let name = 'message';
+        const data = [];
+        block.split('\n').forEach((line) => {
+          if (line.startsWith('event:')) {
+            name = line.slice(6).trim();
+          } else if (line.startsWith('data:')) {
+            data.push(line.slice(5).replace(/^ /, ''));
+          }
+        });
+        if (data.length && on[name]) {
+          on[name](JSON.parse(data.join('\n')));
+          // one event per task, as EventSource dispatches them: events that arrived
+          // together are still shown one after the other
+          await new Promise((resolve) => setTimeout(resolve));
+        }
+      }
+    }
+  }
+
+  form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const text = input.value.trim();
     if (!text) {
@@ -82,37 +116,48 @@
     input.value = '';
     bubble('user', text);
     const reply = bubble('assistant', '');
-    const url = 'api/chat/stream?conversationId=' + encodeURIComponent(conversationId) +
-      '&message=' + encodeURIComponent(text);
-    const source = new EventSource(url);
-    source.addEventListener('token', (e) => {
-      const token = JSON.parse(e.data);
-      // retracted: a guardrail vetoed a later sentence, and this text (its reply)
-      // replaces the draft shown so far
-      show(reply, token.retracted ? token.text : textOf(reply) + token.text);
-    });
-    source.addEventListener('done', (e) => {
-      source.close();
-      const done = JSON.parse(e.data);
-      reply.dataset.turnId = done.turnId;
-      reply.dataset.outcome = done.outcome;
-      note(reply, done.outcome);
-      if (done.approvalId) {
-        askApproval(reply, done.approvalId);
-      }
-    });
-    source.addEventListener('failed', (e) => {
-      source.close();
-      show(reply, JSON.parse(e.data).text);
+    let ended = false;
+    const fail = (message) => {
+      ended = true;
+      show(reply, message);
       reply.dataset.outcome = 'failed';
       note(reply, 'failed');
-    });
-    source.onerror = () => {
-      if (source.readyState !== EventSource.CLOSED) {
-        source.close();
-        show(reply, textOf(reply) || 'Sorry, the connection was lost.');
-        note(reply, 'failed');
-      }
     };
+    try {
+      const response = await fetch('api/chat/stream', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Accept': 'text/event-stream' },
+        body: JSON.stringify({ conversationId, message: text })
+      });
+      if (!response.ok) {
+        const problem = await response.json().catch(() => ({}));
+        fail(problem.detail || 'Sorry, something went wrong.');
+        return;
+      }
+      await readEvents(response, {
+        token: (token) => {
+          // retracted: a guardrail vetoed a later sentence, and this text (its reply)
+          // replaces the draft shown so far
+          show(reply, token.retracted ? token.text : textOf(reply) + token.text);
+        },
+        done: (done) => {
+          ended = true;
+          reply.dataset.turnId = done.turnId;
+          reply.dataset.outcome = done.outcome;
+          note(reply, done.outcome);
+          if (done.approvalId) {
+            askApproval(reply, done.approvalId);
+          }
+        },
+        failed: (failure) => fail(failure.text)
+      });
+      if (!ended) {
+        fail(textOf(reply) || 'Sorry, the connection was lost.');
+      }
+    } catch (e) {
+      if (!ended) {
+        fail(textOf(reply) || 'Sorry, the connection was lost.');
+      }
+    }
   });
 }());

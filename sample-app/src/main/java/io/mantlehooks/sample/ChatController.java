@@ -25,12 +25,11 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
-import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The chat API: one call per message ({@code POST /api/chat}), the same as server-sent
- * events for the chat page ({@code GET /api/chat/stream}: {@code token} events as the
+ * events for the chat page ({@code POST /api/chat/stream}: {@code token} events as the
  * reply streams, one marked {@code retracted} when it replaces what was shown, then
  * {@code done} or {@code failed}), approvals of paused tool calls, and the conversation's
  * transcript. The sender is the browser's {@link Visitors visitor} (its session cookie);
@@ -65,11 +64,17 @@ class ChatController {
 		return ChatReply.of(this.assistant.answer(conversation, text));
 	}
 
-	@GetMapping(path = "/chat/stream", produces = "text/event-stream")
-	Flux<ServerSentEvent<Map<String, Object>>> stream(@RequestParam String conversationId, @RequestParam String message,
-			HttpSession session) {
-		String text = message(message);
-		Conversation conversation = conversation(conversationId, session, "web");
+	/**
+	 * The same turn as {@link #chat}, streamed as server-sent events. The message comes
+	 * in the body, as in {@code POST /api/chat}: a query string ends up in access logs.
+	 * @param request the conversation and the message
+	 * @param session the visitor's session
+	 * @return the turn's events
+	 */
+	@PostMapping(path = "/chat/stream", produces = "text/event-stream")
+	Flux<ServerSentEvent<Map<String, Object>>> stream(@RequestBody ChatRequest request, HttpSession session) {
+		String text = message(request.message());
+		Conversation conversation = conversation(request.conversationId(), session, "web");
 		Map<String, Object> last = new LinkedHashMap<>();
 		return this.assistant.stream(conversation, text)
 			.doOnNext((chunk) -> last.putAll(chunk.context()))
@@ -78,7 +83,7 @@ class ChatController {
 			.concatWith(Mono.fromSupplier(() -> event("done", done(last))))
 			.onErrorResume((ex) -> {
 				// the user gets a generic message; the log gets the reason
-				logger.warn("Streamed turn for conversation {} failed", conversationId, ex);
+				logger.warn("Streamed turn for conversation {} failed", conversation.id(), ex);
 				return Flux.just(event("failed", Map.of("text", "Sorry, something went wrong.")));
 			});
 	}

@@ -40,6 +40,9 @@ class ErrorReplies {
 
 	@ExceptionHandler(HttpMessageNotReadableException.class)
 	ProblemDetail unreadable(HttpMessageNotReadableException ex) {
+		if (ex.getMostSpecificCause() instanceof BodySizeLimit.BodyTooLargeException) {
+			return ProblemDetail.forStatusAndDetail(HttpStatus.CONTENT_TOO_LARGE, BodySizeLimit.tooLarge());
+		}
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
 				"The body must be a JSON object with the documented fields only");
 	}

@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.CookieManager;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -172,12 +171,7 @@ class ShopScenarioTests {
 		HttpResponse<String> streamed = HttpClient.newBuilder()
 			.cookieHandler(new CookieManager())
 			.build()
-			.send(HttpRequest
-				.newBuilder(URI.create("http://127.0.0.1:" + this.port + "/api/chat/stream?conversationId="
-						+ this.conversation + "&message=Yes"))
-				.header("Accept", "text/event-stream")
-				.timeout(Duration.ofSeconds(20))
-				.build(), HttpResponse.BodyHandlers.ofString());
+			.send(streamRequest(this.port, this.conversation, "Yes"), HttpResponse.BodyHandlers.ofString());
 		assertThat(streamed.statusCode()).isEqualTo(403);
 		assertThat(this.chatMemory.get(this.conversation).toString()).doesNotContain("Yes, do it");
 		// in her own conversation the approval id names nothing she may decide
@@ -534,6 +528,19 @@ class ShopScenarioTests {
 	}
 
 	/**
+	 * A streamed turn's request as the chat page sends it: the message in a JSON body.
+	 */
+	static HttpRequest streamRequest(int port, String conversation, String message) {
+		String body = JSON.writeValueAsString(Map.of("conversationId", conversation, "message", message));
+		return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/chat/stream"))
+			.header("Accept", "text/event-stream")
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(body))
+			.timeout(Duration.ofSeconds(20))
+			.build();
+	}
+
+	/**
 	 * Read a turn's server-sent events as {@code name data} lines, as a browser with
 	 * these cookies.
 	 */
@@ -542,12 +549,8 @@ class ShopScenarioTests {
 			.connectTimeout(Duration.ofSeconds(5))
 			.cookieHandler(cookies)
 			.build();
-		URI uri = URI.create("http://127.0.0.1:" + port + "/api/chat/stream?conversationId=" + conversation
-				+ "&message=" + URLEncoder.encode(message, StandardCharsets.UTF_8));
-		HttpResponse<InputStream> response = client.send(HttpRequest.newBuilder(uri)
-			.header("Accept", "text/event-stream")
-			.timeout(Duration.ofSeconds(20))
-			.build(), HttpResponse.BodyHandlers.ofInputStream());
+		HttpResponse<InputStream> response = client.send(streamRequest(port, conversation, message),
+				HttpResponse.BodyHandlers.ofInputStream());
 		assertThat(response.headers().firstValue("Content-Type"))
 			.hasValueSatisfying((type) -> assertThat(type).startsWith("text/event-stream"));
 		List<String> events = new ArrayList<>();
