@@ -1,13 +1,21 @@
 package io.mantlehooks.sample;
 
 import java.io.ByteArrayInputStream;
+import java.net.ConnectException;
 import java.net.CookieManager;
 import java.net.HttpCookie;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.Socket;
+import java.net.SocketException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -27,11 +35,14 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
  * What the sample's API trusts from a client: only a JSON boolean approves a refund, a
  * body has a size limit, the session is the cookie's alone (never an id in the URL), the
- * cookie is {@code SameSite}, and a message never travels in a URL.
+ * cookie is {@code SameSite}, and a message never travels in a URL. And who can reach it
+ * at all: this machine only, since its console has no login.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 class ChatApiTrustTests {
@@ -135,6 +146,38 @@ class ChatApiTrustTests {
 		assertThat(ShopScenarioTests.stream(this.port, this.cookies, this.conversation, "Hello")).last()
 			.asString()
 			.startsWith("done ");
+	}
+
+	@Test
+	void theAppIsReachableFromThisMachineOnly() throws Exception {
+		// the console shows every conversation and has no login in the demo
+		List<InetAddress> network = Collections.list(NetworkInterface.getNetworkInterfaces())
+			.stream()
+			.filter(ChatApiTrustTests::isUp)
+			.flatMap(NetworkInterface::inetAddresses)
+			.filter((address) -> !address.isLoopbackAddress() && !address.isLinkLocalAddress())
+			.toList();
+		assumeFalse(network.isEmpty(), "this machine has no address but loopback");
+		for (InetAddress address : network) {
+			try (Socket socket = new Socket()) {
+				assertThatExceptionOfType(ConnectException.class)
+					.as("connecting to " + address.getHostAddress() + ":" + this.port)
+					.isThrownBy(() -> socket.connect(new InetSocketAddress(address, this.port), 5000));
+			}
+		}
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port), 5000);
+			assertThat(socket.isConnected()).isTrue();
+		}
+	}
+
+	private static boolean isUp(NetworkInterface network) {
+		try {
+			return network.isUp();
+		}
+		catch (SocketException ex) {
+			return false;
+		}
 	}
 
 	private String base() {
