@@ -551,8 +551,28 @@ public final class TestPayloads {
 
 		private boolean isVoice;
 
+		private int segment;
+
+		private boolean finalSegment = true;
+
 		OutgoingText(String text) {
 			this.text = text;
+		}
+
+		/**
+		 * Make the payload one sentence of a reply streamed sentence by sentence (what an
+		 * {@code @ModifyOutgoingText(stream = StreamMode.SENTENCES)} hook sees).
+		 * @param segment which sentence, 0-based
+		 * @param finalSegment whether it is the reply's last
+		 * @return this builder
+		 */
+		public OutgoingText segment(int segment, boolean finalSegment) {
+			if (segment < 0) {
+				throw new IllegalArgumentException("'segment' must be 0 or more, not " + segment);
+			}
+			this.segment = segment;
+			this.finalSegment = finalSegment;
+			return this;
 		}
 
 		/**
@@ -569,7 +589,8 @@ public final class TestPayloads {
 		 * @return the payload
 		 */
 		public OutgoingTextPayload build() {
-			return new OutgoingTextPayload(this.text, this.isVoice, this.senderId, this.call, this.channel);
+			return new OutgoingTextPayload(this.text, this.isVoice, this.senderId, this.call, this.channel,
+					this.segment, this.finalSegment);
 		}
 
 	}

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import io.mantlehooks.Channel;
 import io.mantlehooks.HookPoint;
@@ -37,6 +38,7 @@ import io.mantlehooks.annotation.ModifyToolResult;
 import io.mantlehooks.annotation.OnToolCall;
 import io.mantlehooks.annotation.OnTurnFinished;
 import io.mantlehooks.annotation.OnTurnStarted;
+import io.mantlehooks.annotation.StreamMode;
 import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookFailure;
 import io.mantlehooks.runtime.HookOutcome;
@@ -77,6 +79,27 @@ class HookTesterTests {
 			assertThat(result.payload().senderId()).isEqualTo("u-1");
 			assertThat(result.payload().channel().name()).isEqualTo("web");
 		}
+	}
+
+	@Test
+	void aSentenceHookSeesTheSegmentAndWhetherItIsTheLast() {
+		try (HookTester hooks = HookTester.of(new HouseStyleHooks())) {
+			OutgoingTextPayload first = hooks
+				.run(TestPayloads.outgoingText("That is 30 EUR. ").segment(0, false).build())
+				.payload();
+			OutgoingTextPayload last = hooks.run(TestPayloads.outgoingText("Thanks!").segment(1, true).build())
+				.payload();
+			assertThat(first.text()).isEqualTo("That is EUR 30. ");
+			assertThat(first.segment()).isZero();
+			assertThat(first.finalSegment()).isFalse();
+			assertThat(last.text()).isEqualTo("Thanks!" + HouseStyleHooks.FOOTER);
+			assertThat(last.segment()).isEqualTo(1);
+			// without segment(..) the payload is a whole reply, as in a .call() turn
+			assertThat(hooks.run(TestPayloads.outgoingText("Hi.").build()).payload().text())
+				.isEqualTo("Hi." + HouseStyleHooks.FOOTER);
+		}
+		assertThatIllegalArgumentException().isThrownBy(() -> TestPayloads.outgoingText("Hi.").segment(-1, true))
+			.withMessageContaining("'segment'");
 	}
 
 	@Test
@@ -284,6 +307,25 @@ class HookTesterTests {
 		ToolCallPayload limit(ToolCallPayload call) {
 			double amount = Double.parseDouble(String.valueOf(call.arguments().get("amount")));
 			return (amount > 1000) ? call.withRefusal("Refunds above 1000 EUR need a manager") : call;
+		}
+
+	}
+
+	/** The README's sentence hook ("Streaming guardrails"). */
+	static class HouseStyleHooks {
+
+		static final Pattern AMOUNTS = Pattern.compile("(\\d+) EUR");
+
+		static final String FOOTER = " (Mantle Shop)";
+
+		@ModifyOutgoingText(stream = StreamMode.SENTENCES)
+		OutgoingTextPayload houseStyle(OutgoingTextPayload segment) {
+			String text = AMOUNTS.matcher(segment.text()).replaceAll("EUR $1");
+			if (segment.text().contains("internal note")) {
+				throw new HookRejection("leaked an internal note", "utter_no_internal_notes");
+			}
+			// a footer goes on the final segment only
+			return segment.withText(segment.finalSegment() ? text + FOOTER : text);
 		}
 
 	}
