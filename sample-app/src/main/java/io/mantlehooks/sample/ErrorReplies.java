@@ -11,6 +11,7 @@ import org.springframework.web.HttpMediaTypeNotSupportedException;
 import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.async.AsyncRequestNotUsableException;
 
 /**
  * What the API answers when something goes wrong: our own validation messages for bad
@@ -65,6 +66,17 @@ class ErrorReplies {
 	@ExceptionHandler(MissingServletRequestParameterException.class)
 	ProblemDetail missing(MissingServletRequestParameterException ex) {
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, "'" + ex.getParameterName() + "' is required");
+	}
+
+	/**
+	 * The client went away (a closed tab, a lost connection) while its reply was being
+	 * written, a streamed one most often: normal, and nobody is left to answer. Spring
+	 * cancels the reply's stream, which cancels the turn and the model call.
+	 * @param ex what writing to the gone client raised
+	 */
+	@ExceptionHandler(AsyncRequestNotUsableException.class)
+	void clientWentAway(AsyncRequestNotUsableException ex) {
+		logger.debug("The client went away before its reply was written: {}", ex.getMessage());
 	}
 
 	@ExceptionHandler(Exception.class)
