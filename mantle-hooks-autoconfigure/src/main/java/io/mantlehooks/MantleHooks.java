@@ -72,7 +72,11 @@ public final class MantleHooks {
 	/**
 	 * Response-context key: {@code true} on the chunk of a streamed reply whose text
 	 * replaces everything streamed before it in that reply (an outgoing-text hook
-	 * rejected a later sentence). Only the engine sets it.
+	 * rejected a later sentence, or preflight discarded a tool round's batch and the text
+	 * that came with it). The chunks after a retraction carry {@code false}: Spring AI's
+	 * {@code ChatClient} gives each chunk the context keys of the chunks before it. The
+	 * retraction's {@code ChatResponse} metadata carries the key too. Only the engine
+	 * sets it.
 	 */
 	public static final String RETRACTED = "mantle.retracted";
 

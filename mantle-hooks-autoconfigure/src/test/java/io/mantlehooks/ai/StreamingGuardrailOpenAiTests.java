@@ -13,11 +13,15 @@ import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
+import io.mantlehooks.transcript.TranscriptEntry;
+import io.mantlehooks.transcript.TranscriptStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.memory.MessageWindowChatMemory;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -25,12 +29,13 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Sentence-by-sentence outgoing-text hooks with the real Spring AI OpenAI client over
  * server-sent events: what the caller receives per chunk, what {@code .call()} turns show
- * the hook, how a tool-call hook holds the text of a round that may call tools, and what
- * the application says at startup about what still buffers.
+ * the hook, how the text of a round whose tool batch preflight discards is taken back,
+ * and what the application says at startup about what still buffers.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class StreamingGuardrailOpenAiTests {
@@ -86,34 +91,97 @@ class StreamingGuardrailOpenAiTests {
 	}
 
 	@Test
-	void textThatCameWithARetriedBatchIsNeverSent() {
+	void textThatCameWithARetriedBatchStreamsAndIsTakenBack() {
 		this.openAi.reply(
 				Reply.textAndToolCalls("I will refund A1. ", new ToolCall("c1", "refund", "{\"order\":\"A1\"}")),
 				Reply.textAndToolCalls("Checking A1. ", new ToolCall("c2", "refund", "{\"order\":\"A1\"}")),
 				Reply.text("Refunded. Anything else?"));
 		AtomicInteger preflights = new AtomicInteger();
+		ChatMemory memory = MessageWindowChatMemory.builder().build();
+		this.contextRunner.withBean("toolHooks", ToolHooks.class)
+			.withPropertyValues("mantle.hooks.transcript.enabled=true")
+			.run((context) -> {
+				context.getBean(ToolHooks.class).call = (payload) -> {
+					if (preflights.incrementAndGet() == 1) {
+						throw new RetryModel("Check first.");
+					}
+					return payload;
+				};
+				CountingRefundTools tools = new CountingRefundTools();
+				List<ChatClientResponse> chunks = ChatTestSupport.chatClient(context)
+					.prompt()
+					.user("Refund A1")
+					.tools(tools)
+					.advisors(ChatTestSupport.memory(memory, "c-1"))
+					.stream()
+					.chatClientResponse()
+					.collectList()
+					.block(WAIT);
+				// the first round's text streamed as it came, then a retraction took it
+				// back with the batch the hook retried; the second round's batch ran
+				assertThat(chunks).extracting(StreamingGuardrailOpenAiTests::text)
+					.filteredOn((text) -> !text.isEmpty())
+					.containsExactly("I WILL REFUND A1. ", "CHECKING A1. ", "REFUNDED. ", "ANYTHING ELSE?");
+				assertThat(chunks).filteredOn(StreamingGuardrailOpenAiTests::retracted)
+					.singleElement()
+					.satisfies((retraction) -> assertThat(text(retraction)).isEmpty());
+				assertThat(shown(chunks)).isEqualTo("CHECKING A1. REFUNDED. ANYTHING ELSE?");
+				assertThat(tools.refunds).hasValue(1);
+				assertThat(ChatTurnTests.texts(memory.get("c-1"))).containsExactly("USER: Refund A1",
+						"ASSISTANT: CHECKING A1. REFUNDED. ANYTHING ELSE?");
+				TranscriptStore transcript = context.getBean(TranscriptStore.class);
+				await().atMost(WAIT).until(() -> transcript.find("c-1").size() == 3);
+				assertThat(transcript.find("c-1")).extracting(TranscriptEntry::text, TranscriptEntry::discarded)
+					.containsExactly(tuple("Refund A1", false), tuple("I WILL REFUND A1. ", true),
+							tuple("CHECKING A1. REFUNDED. ANYTHING ELSE?", false));
+			});
+	}
+
+	@Test
+	void textThatCameWithAClosedBatchStreamsAndIsReplacedByTheErrorReply() {
+		this.openAi
+			.reply(Reply.textAndToolCalls("I will refund A1. ", new ToolCall("c1", "refund", "{\"order\":\"A1\"}")));
 		this.contextRunner.withBean("toolHooks", ToolHooks.class).run((context) -> {
 			context.getBean(ToolHooks.class).call = (payload) -> {
-				if (preflights.incrementAndGet() == 1) {
-					throw new RetryModel("Check first.");
-				}
-				return payload;
+				// a crash fails the tool-call point closed: nothing in the batch runs
+				throw new IllegalStateException("preflight crashed");
 			};
 			CountingRefundTools tools = new CountingRefundTools();
-			List<String> received = ChatTestSupport.chatClient(context)
+			List<ChatClientResponse> chunks = ChatTestSupport.chatClient(context)
 				.prompt()
 				.user("Refund A1")
 				.tools(tools)
 				.stream()
-				.content()
-				.filter((text) -> !text.isEmpty())
+				.chatClientResponse()
 				.collectList()
 				.block(WAIT);
-			// the first round's batch was discarded with its text; the second ran
-			assertThat(received).containsExactly("CHECKING A1. ", "REFUNDED. ", "ANYTHING ELSE?");
-			assertThat(hooks(context).segments).extracting(OutgoingTextPayload::text)
-				.doesNotContain("I will refund A1. ");
+			List<String> texts = chunks.stream()
+				.map(StreamingGuardrailOpenAiTests::text)
+				.filter((text) -> !text.isEmpty())
+				.toList();
+			assertThat(texts).hasSize(2).first().isEqualTo("I WILL REFUND A1. ");
+			assertThat(chunks).filteredOn(StreamingGuardrailOpenAiTests::retracted)
+				.singleElement()
+				.satisfies((retraction) -> assertThat(text(retraction)).isEmpty());
+			// the user is left with the error reply alone
+			assertThat(shown(chunks)).isEqualTo(texts.get(1)).doesNotContain("REFUND A1");
+			assertThat(chunks.get(chunks.size() - 1).context()).containsEntry(MantleHooks.OUTCOME, "hook_error");
+			assertThat(tools.refunds).hasValue(0);
 		});
+	}
+
+	/**
+	 * What a client shows at the end, replacing its text at each retraction.
+	 */
+	private static String shown(List<ChatClientResponse> chunks) {
+		StringBuilder shown = new StringBuilder();
+		for (ChatClientResponse chunk : chunks) {
+			if (retracted(chunk)) {
+				shown.setLength(0);
+			}
+			shown.append(text(chunk));
+		}
+		return shown.toString();
 	}
 
 	@Test
@@ -144,12 +212,18 @@ class StreamingGuardrailOpenAiTests {
 	void startupSaysWhatStillBuffersAndWhy(CapturedOutput output) {
 		this.contextRunner.withBean("toolHooks", ToolHooks.class).run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(output).contains("With the tool-call hook 'toolHooks.preflight', the text of a streamed round "
-					+ "that may call tools is held until the round ends");
+			assertThat(output).contains("With the tool-call hook 'toolHooks.preflight', streamed replies still go out "
+					+ "sentence by sentence through 'sentenceHooks.outgoing'; the text of a round whose tool batch "
+					+ "preflight retries, closes or pauses is taken back");
 		});
 		this.contextRunner.withBean("responseHook", ResponseHook.class)
 			.run((context) -> assertThat(output).contains(
 					"the model-response hook 'responseHook.keep' needs the " + "whole completion (it may retry it)"));
+	}
+
+	/** Whether a chunk replaces the reply so far, as a caller reads it. */
+	private static boolean retracted(ChatClientResponse chunk) {
+		return Boolean.TRUE.equals(chunk.context().get(MantleHooks.RETRACTED));
 	}
 
 	private static String text(ChatClientResponse response) {

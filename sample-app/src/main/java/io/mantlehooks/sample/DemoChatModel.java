@@ -72,10 +72,15 @@ class DemoChatModel implements ChatModel {
 	private static final Pattern SIGN_OFF = Pattern.compile("(?i)end every note with: (.+)");
 
 	/**
-	 * A pause between streamed words, as a real model has: the chat page shows the reply
-	 * grow.
+	 * How long a streamed reply takes to start, as a real model's first token does.
 	 */
-	private static final Duration WORD_PAUSE = Duration.ofMillis(20);
+	private static final Duration FIRST_TOKEN = Duration.ofMillis(250);
+
+	/**
+	 * A pause between streamed words, as a real model has (about 30 words a second): the
+	 * chat page shows the reply grow.
+	 */
+	private static final Duration WORD_PAUSE = Duration.ofMillis(35);
 
 	private static final String DELIVERY = "We have three delivery options. Standard delivery costs 4.90 EUR "
 			+ "and takes two business days. Express delivery costs 9.90 EUR and arrives the next business day. "
@@ -108,7 +113,8 @@ class DemoChatModel implements ChatModel {
 		return Flux.defer(() -> {
 			AssistantMessage answer = answer(prompt.getInstructions());
 			if (answer.hasToolCalls()) {
-				return Flux.just(new ChatResponse(List.of(new Generation(answer, finish(answer)))));
+				return Flux.just(new ChatResponse(List.of(new Generation(answer, finish(answer)))))
+					.delaySubscription(FIRST_TOKEN);
 			}
 			String[] words = answer.getText().split("(?<= )");
 			List<ChatResponse> chunks = new ArrayList<>();
@@ -117,7 +123,7 @@ class DemoChatModel implements ChatModel {
 				chunks.add(new ChatResponse(List
 					.of(new Generation(chunk, (i == words.length - 1) ? finish(chunk) : ChatGenerationMetadata.NULL))));
 			}
-			return Flux.fromIterable(chunks).delayElements(WORD_PAUSE);
+			return Flux.fromIterable(chunks).delayElements(WORD_PAUSE).delaySubscription(FIRST_TOKEN);
 		});
 	}
 

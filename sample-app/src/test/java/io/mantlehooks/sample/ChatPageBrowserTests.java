@@ -1,13 +1,26 @@
 package io.mantlehooks.sample;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,7 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The chat page in a real browser while a reply streams: it grows sentence by sentence,
  * each sentence in house style, and a reply the outgoing-text hook vetoes part-way is
  * replaced by the named reply. The page records every text its newest reply shows (a
- * {@code MutationObserver} the test installs), so the steps are asserted, not times.
+ * {@code MutationObserver} the test installs), so the steps are asserted, not times; a
+ * gate can hold the demo model after its first sentence, so what the page shows while the
+ * model is still writing is asserted too.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 class ChatPageBrowserTests extends BrowserTests {
@@ -45,10 +60,30 @@ class ChatPageBrowserTests extends BrowserTests {
 
 	private static final String WITHHELD = "Sorry, I can't share that. Our current offers are on the shop's offers page.";
 
+	@Autowired
+	ModelGate gate;
+
 	@BeforeEach
 	void openTheChatPage() {
+		this.gate.reset();
 		browser.get(url("/"));
 		browser.executeScript(RECORD_REPLY_TEXTS);
+	}
+
+	@Test
+	void theFirstSentenceOfAnAgentsReplyShowsWhileTheModelIsStillWriting() {
+		// the shop agent offers tools and has a tool-call hook: its text still streams
+		this.gate.holdAfterFirstSentence();
+		int before = browser.findElements(By.cssSelector("#messages li.assistant")).size();
+		browser.findElement(By.id("message")).sendKeys("What delivery options do you have?");
+		browser.findElement(By.cssSelector("#composer button")).click();
+		Browser.waitFor(browser)
+			.withMessage("the first sentence on the page while the model is held after it")
+			.until((page) -> this.gate.holding() && newestReply().equals("We have three delivery options. "));
+		this.gate.open();
+		By latest = By.cssSelector("#messages li.assistant:nth-of-type(" + 2 * (before + 1) + ")[data-outcome]");
+		Browser.waitFor(browser).until((page) -> !page.findElements(latest).isEmpty());
+		assertThat(newestReply()).isEqualTo(DELIVERY);
 	}
 
 	@Test
@@ -79,6 +114,11 @@ class ChatPageBrowserTests extends BrowserTests {
 		assertThat(Browser.text(browser, reply(turnId))).doesNotContain("Let me check").doesNotContain("New customers");
 	}
 
+	private static String newestReply() {
+		List<String> texts = replyTexts();
+		return texts.isEmpty() ? "" : texts.get(texts.size() - 1);
+	}
+
 	@SuppressWarnings("unchecked")
 	private static List<String> replyTexts() {
 		return (List<String>) browser.executeScript("return window.replyTexts;");
@@ -90,6 +130,114 @@ class ChatPageBrowserTests extends BrowserTests {
 
 	private static By text(String turnId) {
 		return By.cssSelector("#messages li[data-turn-id='" + turnId + "'] .text");
+	}
+
+	@TestConfiguration(proxyBeanMethods = false)
+	static class GateConfiguration {
+
+		@Bean
+		ModelGate modelGate() {
+			return new ModelGate();
+		}
+
+		@Bean
+		static BeanPostProcessor gatedModel(ObjectProvider<ModelGate> gate) {
+			return new BeanPostProcessor() {
+
+				@Override
+				public Object postProcessAfterInitialization(Object bean, String beanName) {
+					return (bean instanceof DemoChatModel model) ? new GatedModel(model, gate.getObject()) : bean;
+				}
+
+			};
+		}
+
+	}
+
+	/**
+	 * Holds the demo model's stream after the first sentence, when asked to, until the
+	 * test opens it.
+	 */
+	static final class ModelGate {
+
+		private volatile boolean armed;
+
+		private final AtomicBoolean holding = new AtomicBoolean();
+
+		private volatile CompletableFuture<Void> opened = CompletableFuture.completedFuture(null);
+
+		void reset() {
+			this.armed = false;
+			this.holding.set(false);
+			this.opened.complete(null);
+		}
+
+		void holdAfterFirstSentence() {
+			this.opened = new CompletableFuture<>();
+			this.armed = true;
+		}
+
+		boolean holding() {
+			return this.holding.get();
+		}
+
+		void open() {
+			this.opened.complete(null);
+		}
+
+		Flux<ChatResponse> gate(Flux<ChatResponse> chunks) {
+			if (!this.armed) {
+				return chunks;
+			}
+			this.armed = false;
+			CompletableFuture<Void> opened = this.opened;
+			AtomicBoolean sentenceEnded = new AtomicBoolean();
+			return chunks.concatMap((chunk) -> {
+				if (sentenceEnded.get() && this.holding.compareAndSet(false, true)) {
+					return Mono.fromFuture(opened).thenReturn(chunk);
+				}
+				String text = chunk.getResult().getOutput().getText();
+				if (text != null && text.endsWith(". ")) {
+					sentenceEnded.set(true);
+				}
+				return Mono.just(chunk);
+			});
+		}
+
+	}
+
+	/** The demo model, its streams passed through the gate. */
+	static final class GatedModel implements ChatModel {
+
+		private final DemoChatModel model;
+
+		private final ModelGate gate;
+
+		GatedModel(DemoChatModel model, ModelGate gate) {
+			this.model = model;
+			this.gate = gate;
+		}
+
+		@Override
+		public ChatResponse call(Prompt prompt) {
+			return this.model.call(prompt);
+		}
+
+		@Override
+		public Flux<ChatResponse> stream(Prompt prompt) {
+			return this.gate.gate(this.model.stream(prompt));
+		}
+
+		@Override
+		public ChatOptions getDefaultOptions() {
+			return this.model.getDefaultOptions();
+		}
+
+		@Override
+		public ChatOptions getOptions() {
+			return this.model.getOptions();
+		}
+
 	}
 
 }

@@ -48,9 +48,9 @@ final class BufferingReport {
 		}
 		if (outgoing != null) {
 			logger.info(agent + "With the tool-call hook '" + toolCall.name()
-					+ "', the text of a streamed round that may call tools is held until the round ends and, when it "
-					+ "called tools, until preflight decides (a retry discards it); requests without tools stream "
-					+ "sentence by sentence through '" + outgoing.name() + "'");
+					+ "', streamed replies still go out sentence by sentence through '" + outgoing.name()
+					+ "'; the text of a round whose tool batch preflight retries, closes or pauses is taken back "
+					+ "(a chunk marked mantle.retracted replaces the reply so far)");
 		}
 		else {
 			logger.info(agent + "Streamed replies are held until they are complete: the tool-call hook '"

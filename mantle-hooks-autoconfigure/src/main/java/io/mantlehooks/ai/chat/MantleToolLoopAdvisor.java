@@ -1,11 +1,7 @@
 package io.mantlehooks.ai.chat;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 import io.mantlehooks.ai.chat.ToolAdvisorTakeOver.Tools;
 import io.mantlehooks.ai.chat.TurnLoop.Decision;
@@ -110,7 +106,9 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor {
 	/**
 	 * One streamed round: the model's chunks (emitted as they come when live, sentence by
 	 * sentence when an outgoing-text hook cuts them, else only aggregated), then the
-	 * round's decision: another round, or the final reply.
+	 * round's decision: another round, or the final reply. A round of a request that
+	 * offers tools, with a tool-call hook, streams its sentences too; when its batch does
+	 * not run after all (retried, closed, paused), a retraction takes its text back.
 	 */
 	private Flux<ChatClientResponse> round(State state, Round round, ModelCalls calls) {
 		AtomicReference<ChatClientResponse> aggregated = new AtomicReference<>();
@@ -121,14 +119,10 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor {
 			.filter(TurnStreams::hasText)
 			.map(TurnStreams::withReportedOutcome);
 		SegmentedReply segments = state.segments();
-		List<ChatClientResponse> held = (segments != null && this.loop.holdsToolRounds(state))
-				? Collections.synchronizedList(new ArrayList<>()) : null;
+		// what the user had before this round, should preflight discard the round's text
+		String keptBefore = (segments != null && this.loop.mayDiscardRoundText(state)) ? state.streamedText() : null;
 		Flux<ChatClientResponse> emitted;
-		if (held != null) {
-			// held until the round ends: whether it calls tools is only known then
-			emitted = chunks.doOnNext(held::add).ignoreElements().flux();
-		}
-		else if (segments != null) {
+		if (segments != null) {
 			emitted = segmented(state, segments, chunks,
 					() -> !ChatResponses.hasToolCalls(chatResponse(aggregated.get())));
 		}
@@ -148,34 +142,46 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor {
 				return Flux.empty();
 			}
 			state.roundDone(response.chatResponse());
-			if (held != null && !ChatResponses.hasToolCalls(response.chatResponse())) {
-				// no tool calls: the round ends the reply, and its text goes out now
-				return segmented(state, segments, Flux.fromIterable(held), () -> true)
-					.concatWith(unlessRetracted(state, segments, () -> decide(state, round, response, calls, null)));
-			}
-			return decide(state, round, response, calls, held);
+			boolean discardable = keptBefore != null && ChatResponses.hasToolCalls(response.chatResponse());
+			return decide(state, round, response, calls, discardable ? keptBefore : null);
 		}));
 	}
 
 	/**
-	 * The round's decision: the next round (after the text a tool round held, when its
-	 * batch ran), or the final reply when it still has to reach the caller.
+	 * The round's decision: the next round, or the final reply when it still has to reach
+	 * the caller. A tool round's streamed text stays only when its batch ran and the loop
+	 * goes on; else it is taken back first.
+	 * @param keptBefore what the user had before a tool round whose text preflight may
+	 * discard, else {@code null}
 	 */
 	private Flux<ChatClientResponse> decide(State state, Round round, ChatClientResponse response, ModelCalls calls,
-			@Nullable List<ChatClientResponse> held) {
+			@Nullable String keptBefore) {
 		return Steps.mono(this.loop.next(state, round, response), Steps.ELASTIC).flatMapMany((decision) -> {
 			Round following = decision.next();
+			boolean ran = following != null && following.feedback() == null;
+			Flux<ChatClientResponse> taken = (keptBefore != null && !ran) ? takeBack(state, response, keptBefore)
+					: Flux.empty();
 			if (following == null) {
-				return decision.emit() ? Flux.just(state.withTurnUsage(decision.response())) : Flux.empty();
+				return taken
+					.concatWith(decision.emit() ? Flux.just(state.withTurnUsage(decision.response())) : Flux.empty());
 			}
-			SegmentedReply segments = state.segments();
-			if (segments == null || held == null || held.isEmpty() || following.feedback() != null) {
-				// a retried batch is discarded with the text that came with it
-				return round(state, following, calls);
-			}
-			return segmented(state, segments, Flux.fromIterable(held), () -> false)
-				.concatWith(unlessRetracted(state, segments, () -> round(state, following, calls)));
+			// a retried batch is discarded with the text that came with it
+			return taken.concatWith(round(state, following, calls));
 		});
+	}
+
+	/**
+	 * Take back what a tool round streamed: a retraction whose text is what the user had
+	 * before the round, when the round streamed any.
+	 */
+	private static Flux<ChatClientResponse> takeBack(State state, ChatClientResponse template, String keptBefore) {
+		String streamed = state.streamedText();
+		SegmentedReply segments = state.segments();
+		if (segments == null || streamed == null || streamed.equals(keptBefore)) {
+			return Flux.empty();
+		}
+		state.replaceStreamed(keptBefore);
+		return Flux.just(segments.discarding(template, keptBefore));
 	}
 
 	/**
@@ -190,14 +196,6 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor {
 			state.streamed(ChatResponses.text(chunk.chatResponse()));
 			return state.withTurnUsageSoFar(chunk);
 		});
-	}
-
-	/**
-	 * What follows segments that a rejection may have ended: nothing more once it did.
-	 */
-	private Flux<ChatClientResponse> unlessRetracted(State state, SegmentedReply segments,
-			Supplier<Flux<ChatClientResponse>> next) {
-		return Flux.defer(() -> (segments.rejection() != null) ? retracted(state, segments) : next.get());
 	}
 
 	/**

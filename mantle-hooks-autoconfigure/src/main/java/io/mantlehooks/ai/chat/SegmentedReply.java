@@ -19,6 +19,7 @@ import reactor.core.publisher.Flux;
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.context.i18n.LocaleContextHolder;
 
@@ -113,10 +114,31 @@ final class SegmentedReply {
 	 */
 	ChatClientResponse retraction(ChatClientResponse template, Reply reply) {
 		String text = (reply.text() != null) ? reply.text() : "";
-		ChatClientResponse response = ChatResponses.textResponse(this.request, text);
+		return TurnContexts.withOutcome(retractionOf(template, text), reply.outcome());
+	}
+
+	/**
+	 * A chunk whose text replaces the reply so far. It is marked in its response's
+	 * metadata as well as in its context: Spring AI's memory advisors give every chunk
+	 * after it the context of all chunks before, so only the response says which chunk
+	 * the retraction is.
+	 */
+	private ChatClientResponse retractionOf(ChatClientResponse template, String text) {
+		ChatResponse response = ChatResponse.builder()
+			.from(ChatResponses.textResponse(this.request, text).chatResponse())
+			.metadata(MantleHooks.RETRACTED, Boolean.TRUE)
+			.build();
 		Map<String, @Nullable Object> context = new HashMap<>(template.context());
 		context.put(MantleHooks.RETRACTED, Boolean.TRUE);
-		return TurnContexts.withOutcome(new ChatClientResponse(response.chatResponse(), context), reply.outcome());
+		return new ChatClientResponse(response, context);
+	}
+
+	/**
+	 * Return the response that takes back what a tool round streamed, when its batch did
+	 * not run: its text is what the user had before the round, and the turn goes on.
+	 */
+	ChatClientResponse discarding(ChatClientResponse template, String kept) {
+		return retractionOf(template, kept);
 	}
 
 	private Flux<ChatClientResponse> hooked(ChatClientResponse chunk, String text, boolean ends) {
@@ -149,7 +171,8 @@ final class SegmentedReply {
 	}
 
 	static boolean isRetraction(ChatClientResponse chunk) {
-		return Boolean.TRUE.equals(chunk.context().get(MantleHooks.RETRACTED));
+		ChatResponse response = chunk.chatResponse();
+		return response != null && Boolean.TRUE.equals(response.getMetadata().get(MantleHooks.RETRACTED));
 	}
 
 	/**

@@ -109,6 +109,11 @@ final class TurnContexts {
 
 		private @Nullable Map<String, @Nullable Object> context;
 
+		/**
+		 * Whether a retraction went out: the chunks after it are marked not retracted.
+		 */
+		private boolean retracted;
+
 		Chunks(Turn turn) {
 			this.turn = turn;
 		}
@@ -126,6 +131,18 @@ final class TurnContexts {
 				current = callerContext(chunkContext, this.turn, null);
 				this.source = chunkContext;
 				this.context = current;
+			}
+			if (SegmentedReply.isRetraction(chunk)) {
+				this.retracted = true;
+			}
+			else if (this.retracted) {
+				// Spring AI's aggregators (the client's own, a memory advisor's) give
+				// each
+				// chunk the context of all chunks before it: an explicit false after a
+				// retraction keeps the mark on the retraction alone
+				Map<String, @Nullable Object> unmarked = sizedCopy(current, 1);
+				unmarked.put(MantleHooks.RETRACTED, Boolean.FALSE);
+				return new ChatClientResponse(chunk.chatResponse(), unmarked);
 			}
 			return new ChatClientResponse(chunk.chatResponse(), current);
 		}

@@ -91,11 +91,11 @@ final class TurnLoop {
 	}
 
 	/**
-	 * Whether a round's text is held until the round ends, and, when it called tools,
-	 * until preflight decides: a tool-call hook may discard the batch with its text, and
-	 * whether a round calls tools is only known at its end.
+	 * Whether preflight may discard a streamed round's text with its tool batch (the
+	 * specification): the round's sentences go out as they come, and are taken back when
+	 * a tool-call hook retries, closes or pauses the batch.
 	 */
-	boolean holdsToolRounds(State state) {
+	boolean mayDiscardRoundText(State state) {
 		return state.segments() != null && state.offersTools() && this.tools.buffersReplies(state.turn());
 	}
 

@@ -1,6 +1,8 @@
 package io.mantlehooks.ai.chat;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.mantlehooks.ai.turn.Turn;
@@ -33,10 +35,11 @@ final class TurnTranscript {
 
 	private @Nullable String outcome;
 
-	/** What the user was shown and then had retracted, else {@code null}. */
-	private @Nullable String retracted;
-
-	private @Nullable String retractedOutcome;
+	/**
+	 * What the user was shown and then had retracted, in order: a tool round's text that
+	 * preflight discarded, or the draft a rejected sentence ended.
+	 */
+	private final List<Retraction> retracted = new ArrayList<>();
 
 	/** Orders the writes; guards the two flags. */
 	private final ReentrantLock writes = new ReentrantLock();
@@ -59,9 +62,7 @@ final class TurnTranscript {
 	void received(@Nullable String text, @Nullable String outcome, boolean retraction) {
 		synchronized (this.buffer) {
 			if (retraction) {
-				// a reply has one retraction: it is its last chunk
-				this.retracted = this.received.toString();
-				this.retractedOutcome = outcome;
+				this.retracted.add(new Retraction(this.received.toString(), outcome));
 				this.received.setLength(0);
 			}
 			if (text != null) {
@@ -104,17 +105,15 @@ final class TurnTranscript {
 			this.replyWritten = true;
 			String text;
 			String outcome;
-			String retractedText;
-			String retractedOutcome;
+			List<Retraction> retractions;
 			synchronized (this.buffer) {
 				text = this.received.toString();
 				outcome = this.outcome;
-				retractedText = this.retracted;
-				retractedOutcome = this.retractedOutcome;
+				retractions = List.copyOf(this.retracted);
 			}
-			if (retractedText != null) {
-				// what the user was shown before the retraction, set aside
-				this.transcript.assistant(this.turn, retractedText, true, retractedOutcome);
+			for (Retraction retraction : retractions) {
+				// what the user was shown before each retraction, set aside
+				this.transcript.assistant(this.turn, retraction.shown(), true, retraction.outcome());
 			}
 			this.transcript.assistant(this.turn, text, false, (endedWith != null) ? endedWith : outcome);
 		}
@@ -128,6 +127,12 @@ final class TurnTranscript {
 			this.userWritten = true;
 			this.transcript.user(this.turn, this.userText, false, null, this.startedAt);
 		}
+	}
+
+	/**
+	 * What the user was shown before a retraction, and the retraction's outcome, if any.
+	 */
+	private record Retraction(String shown, @Nullable String outcome) {
 	}
 
 }
