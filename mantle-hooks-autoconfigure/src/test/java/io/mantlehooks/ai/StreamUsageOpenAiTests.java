@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
@@ -12,15 +13,18 @@ import io.mantlehooks.annotation.OnToolResult;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import io.mantlehooks.test.LoopbackOpenAiServer.ToolCall;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.ChatClientAttributes;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.metadata.Usage;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,6 +68,89 @@ class StreamUsageOpenAiTests {
 					.untilAsserted(() -> assertThat(context.getBean(ToolObservers.class).seen)
 						.containsExactlyInAnyOrderElementsOf(observed));
 			});
+	}
+
+	/**
+	 * A client that runs its tools itself (Spring AI's tool advisor not registered) gets
+	 * the model's tool calls as the last chunk of the stream; the OpenAI client merges
+	 * the usage-only last chunk into it. With observers only, the reply streams live, and
+	 * that chunk must reach the caller as it does in plain Spring AI: with the calls and
+	 * the usage.
+	 */
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "tool calls", "text and tool calls" })
+	void anObserversOnlyStreamPassesOnTheToolCallsTheApplicationRunsWithTheirUsage(String reply) {
+		this.contextRunner.withBean("recordingObservers", RecordingObservers.class)
+			.withBean("toolObservers", ToolObservers.class)
+			.run((context) -> {
+				ChatModel model = context.getBean(ChatModel.class);
+				scriptForTheApplication(reply);
+				List<ChatResponse> plain = toolCallsForTheApplication(ChatClient.builder(model).build());
+				scriptForTheApplication(reply);
+				List<ChatResponse> hooked = toolCallsForTheApplication(ChatTestSupport.chatClient(context));
+				// real OpenAI sends the usage chunk only when the request asks for it
+				assertThat(this.openAi.requestBody(0)).contains("\"include_usage\":true");
+				assertThat(this.openAi.requestBody(1)).contains("\"include_usage\":true");
+				assertThat(lastTotalTokens(plain)).as("plain Spring AI's usage").isEqualTo(15);
+				assertThat(lastTotalTokens(hooked)).as("usage with observers").isEqualTo(15);
+				assertThat(toolCalls(hooked)).as("tool calls with observers")
+					.isEqualTo(toolCalls(plain))
+					.containsExactly("refund({\"order\":\"A1\"})");
+				assertThat(text(hooked)).as("text with observers").isEqualTo(text(plain));
+				context.getBean(RecordingObservers.class).awaitTurns(1, WAIT);
+				assertThat(context.getBean(ToolObservers.class).seen).as("the application runs the tools").isEmpty();
+			});
+	}
+
+	private void scriptForTheApplication(String reply) {
+		ToolCall refund = new ToolCall("c1", "refund", "{\"order\":\"A1\"}");
+		this.openAi.reply(
+				reply.equals("tool calls") ? Reply.toolCalls(refund) : Reply.textAndToolCalls("Checking A1. ", refund));
+	}
+
+	/**
+	 * A streamed turn whose tool calls the application runs: Spring AI's tool advisor is
+	 * not registered.
+	 */
+	private static List<ChatResponse> toolCallsForTheApplication(ChatClient chatClient) {
+		List<ChatResponse> chunks = chatClient.prompt()
+			.user("Refund A1")
+			.tools(new CountingRefundTools())
+			.options(OpenAiChatOptions.builder().streamUsage(true))
+			.advisors((advisors) -> advisors.param(ChatClientAttributes.TOOL_CALLING_ADVISOR_AUTO_REGISTER.getKey(),
+					false))
+			.stream()
+			.chatResponse()
+			.collectList()
+			.block(WAIT);
+		assertThat(chunks).isNotNull();
+		return chunks;
+	}
+
+	private static @Nullable Integer lastTotalTokens(List<ChatResponse> chunks) {
+		return chunks.stream()
+			.map(ChatResponse::getMetadata)
+			.map((metadata) -> metadata.getUsage())
+			.filter(Objects::nonNull)
+			.map(Usage::getTotalTokens)
+			.filter((tokens) -> tokens != null && tokens > 0)
+			.reduce((first, second) -> second)
+			.orElse(null);
+	}
+
+	private static List<String> toolCalls(List<ChatResponse> chunks) {
+		return chunks.stream()
+			.flatMap((chunk) -> chunk.getResults().stream())
+			.flatMap((generation) -> generation.getOutput().getToolCalls().stream())
+			.map((call) -> call.name() + "(" + call.arguments() + ")")
+			.toList();
+	}
+
+	private static String text(List<ChatResponse> chunks) {
+		return chunks.stream()
+			.flatMap((chunk) -> chunk.getResults().stream())
+			.map((generation) -> Objects.requireNonNullElse(generation.getOutput().getText(), ""))
+			.collect(Collectors.joining());
 	}
 
 	private void script(String turn) {

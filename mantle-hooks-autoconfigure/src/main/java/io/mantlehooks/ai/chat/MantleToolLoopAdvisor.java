@@ -116,7 +116,7 @@ public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor {
 			// subscribed with the turn current, so the tasks the round schedules carry it
 			.aggregate(CurrentTurnPropagation.subscribeWithin(state.turn(), calls.next(round.request(state.request()))),
 					aggregated::set)
-			.filter(TurnStreams::hasText)
+			.filter((chunk) -> TurnStreams.reachesCaller(state, chunk))
 			.map(TurnStreams::withReportedOutcome);
 		SegmentedReply segments = state.segments();
 		// what the user had before this round, should preflight discard the round's text

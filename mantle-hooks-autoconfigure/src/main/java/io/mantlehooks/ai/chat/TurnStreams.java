@@ -1,5 +1,7 @@
 package io.mantlehooks.ai.chat;
 
+import io.mantlehooks.ai.chat.TurnLoop.State;
+
 import org.springframework.ai.chat.client.ChatClientResponse;
 
 /**
@@ -11,10 +13,13 @@ final class TurnStreams {
 	}
 
 	/**
-	 * Whether a chunk goes to the caller: tool-call chunks never do.
+	 * Whether a chunk goes to the caller: tool-call chunks do only when the application
+	 * runs the tools (the turn's loop runs none), as without hooks. The OpenAI client
+	 * merges the usage-only last chunk into the tool-call chunk, so it carries the
+	 * round's usage too.
 	 */
-	static boolean hasText(ChatClientResponse chunk) {
-		return !ChatResponses.hasToolCalls(chunk.chatResponse());
+	static boolean reachesCaller(State state, ChatClientResponse chunk) {
+		return !state.runsTools() || !ChatResponses.hasToolCalls(chunk.chatResponse());
 	}
 
 	/**
