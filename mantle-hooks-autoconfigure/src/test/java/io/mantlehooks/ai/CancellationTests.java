@@ -204,6 +204,29 @@ class CancellationTests {
 	}
 
 	@Test
+	void aStreamCancelledMidReplyKeepsWhatWentOutAsADiscardedEntry() {
+		this.contextRunner.withPropertyValues("mantle.hooks.transcript.enabled=true").run((context) -> {
+			// the caller leaves after two chunks: how much reached its user is unknown
+			List<String> received = chatClient(context).prompt()
+				.user("Hi")
+				.advisors(MantleHooks.identity("u-gone", Channel.of("web")))
+				.stream()
+				.content()
+				.filter((text) -> !text.isEmpty())
+				.take(2)
+				.collectList()
+				.block(WAIT);
+			TranscriptStore transcript = context.getBean(TranscriptStore.class);
+			await().atMost(WAIT).until(() -> transcript.find("u-gone").size() == 2);
+			assertThat(transcript.find("u-gone"))
+				.extracting(TranscriptEntry::role, TranscriptEntry::text, TranscriptEntry::discarded,
+						TranscriptEntry::outcome)
+				.containsExactly(tuple(TranscriptRole.USER, "Hi", false, null),
+						tuple(TranscriptRole.ASSISTANT, String.join("", received), true, "cancelled"));
+		});
+	}
+
+	@Test
 	void aStormOfCancelledStreamsKeepsEveryTranscriptEntryOnceAndRejectedPairsWhole() throws InterruptedException {
 		this.contextRunner.withPropertyValues("mantle.hooks.transcript.enabled=true")
 			.withBean("spamGuard", SpamGuard.class)

@@ -90,7 +90,12 @@ final class TurnTranscript {
 		reply(null);
 	}
 
-	/** The stream was cancelled: write what the user received so far, once. */
+	/**
+	 * The stream was cancelled: write what the caller received so far, once, as
+	 * discarded. Whether it reached the user is unknown (a client that went away takes
+	 * the last chunks with it), and chat memory stores nothing of a cancelled reply
+	 * either, so later model requests leave it out.
+	 */
 	void cancelled() {
 		reply(TurnObservationContext.CANCELLED);
 	}
@@ -115,7 +120,7 @@ final class TurnTranscript {
 				// what the user was shown before each retraction, set aside
 				this.transcript.assistant(this.turn, retraction.shown(), true, retraction.outcome());
 			}
-			this.transcript.assistant(this.turn, text, false, (endedWith != null) ? endedWith : outcome);
+			this.transcript.assistant(this.turn, text, endedWith != null, (endedWith != null) ? endedWith : outcome);
 		}
 		finally {
 			this.writes.unlock();
