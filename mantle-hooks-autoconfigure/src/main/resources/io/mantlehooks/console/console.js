@@ -152,13 +152,36 @@
 
   async function select(id) {
     selected = id;
-    // a link to this turn: /mantle-console#turn=<id>
+    // a link to this turn: /mantle-console#turn=<id> (replacing the fragment fires no
+    // hashchange)
     history.replaceState(null, '', '#turn=' + encodeURIComponent(id));
     rows.querySelectorAll('tr').forEach((row) => row.classList.toggle('selected', row.dataset.turnId === id));
     try {
-      renderDetail(await getJson(endpoint + '/turns/' + encodeURIComponent(id)));
+      const detail = await getJson(endpoint + '/turns/' + encodeURIComponent(id));
+      // another turn was chosen while this one loaded: that one is shown
+      if (selected === id) {
+        renderDetail(detail);
+      }
     } catch (e) {
       status.textContent = e.message;
+    }
+  }
+
+  // The turn a #turn=<id> link names: when the page loads and whenever the fragment
+  // changes in an open tab (a link followed, Back and Forward).
+  function selectFromLink() {
+    if (!location.hash.startsWith('#turn=')) {
+      return;
+    }
+    let id;
+    try {
+      id = decodeURIComponent(location.hash.substring('#turn='.length));
+    } catch (e) {
+      status.textContent = 'The link names no turn: ' + location.hash;
+      return;
+    }
+    if (id && id !== selected) {
+      select(id);
     }
   }
 
@@ -571,9 +594,8 @@
   filter.addEventListener('change', loadTurns);
   agentFilter.addEventListener('change', loadTurns);
   document.getElementById('refresh').addEventListener('click', loadTurns);
+  window.addEventListener('hashchange', selectFromLink);
   loadTurns();
-  if (location.hash.startsWith('#turn=')) {
-    select(decodeURIComponent(location.hash.substring('#turn='.length)));
-  }
+  selectFromLink();
   setInterval(loadTurns, 3000);
 }());

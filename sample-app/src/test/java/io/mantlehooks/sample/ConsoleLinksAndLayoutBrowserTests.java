@@ -1,0 +1,79 @@
+package io.mantlehooks.sample;
+
+import java.net.CookieManager;
+import java.util.Map;
+import java.util.UUID;
+
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.MediaType;
+import org.springframework.web.client.RestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The turn console in a real browser, as an operator moves around it: a link to a turn
+ * ({@code #turn=<id>}) opens that turn also in a tab where the console is already open.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+class ConsoleLinksAndLayoutBrowserTests extends BrowserTests {
+
+	@LocalServerPort
+	private int port;
+
+	@Test
+	void aTurnLinkOpensThatTurnInATabWhereTheConsoleIsOpen() {
+		RestClient http = ShopScenarioTests.http(this.port, new CookieManager());
+		String conversation = "links-" + UUID.randomUUID();
+		String lookup = chat(http, conversation, "Where is order 42?");
+		String delivery = chat(http, conversation, "What delivery options do you have?");
+		awaitFinished(lookup, delivery);
+
+		browser.get(url("/mantle-console#turn=" + lookup));
+		Browser.waitFor(browser)
+			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("detail-title"), lookup));
+		// the page stays loaded: only its fragment changes, as when a link to another
+		// turn is followed in this tab
+		browser.executeScript("window.consoleStayedLoaded = true; location.hash = arguments[0];", "#turn=" + delivery);
+		Browser.waitFor(browser)
+			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("detail-title"), delivery));
+		assertThat(browser.executeScript("return window.consoleStayedLoaded === true;")).isEqualTo(true);
+		Browser.waitFor(browser)
+			.until((page) -> delivery
+				.equals(page.findElement(By.cssSelector("#turns tr.selected")).getAttribute("data-turn-id")));
+		// and back to the first: the browser's Back button
+		browser.navigate().back();
+		Browser.waitFor(browser)
+			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("detail-title"), lookup));
+	}
+
+	private static String chat(RestClient http, String conversationId, String message) {
+		Map<String, Object> reply = http.post()
+			.uri("/api/chat")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("conversationId", conversationId, "message", message))
+			.retrieve()
+			.body(new ParameterizedTypeReference<>() {
+			});
+		assertThat(reply).containsKey("turnId");
+		return (String) reply.get("turnId");
+	}
+
+	/** Observers run off the critical path: the page shows what was recorded. */
+	private void awaitFinished(String... turnIds) {
+		for (String turnId : turnIds) {
+			await().atMost(Browser.WAIT)
+				.until(() -> this.console.turn(turnId)
+					.map((detail) -> !detail.turn().outcome().equals("running"))
+					.orElse(false));
+		}
+	}
+
+}
