@@ -21,8 +21,10 @@ import org.jspecify.annotations.Nullable;
  * machine's time, not counted against the hook's timeout; for a segmented reply the sum
  * of its invocations' waits
  * @param outcome {@code proceeded}, {@code rejected}, {@code retried}, {@code timeout},
- * {@code crash}, ...; for a segmented reply {@code rejected} when a segment was, else the
- * worst of its invocations'
+ * {@code crash}, ...; {@code refused} for a tool-call modify hook that proceeded with a
+ * refusal ({@code ToolCallPayload.withRefusal}: the call did not run; its
+ * {@code mantle.hook} observation says {@code proceeded}); for a segmented reply
+ * {@code rejected} when a segment was, else the worst of its invocations'
  * @param before the payload's text before a modify hook, only with
  * {@code mantle.hooks.console.include-text=true}; {@code null} for a segmented reply
  * (each invocation has its own)

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.OutgoingTextPayload;
+import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.observation.HookObservationContext;
 import io.mantlehooks.observation.TurnObservationContext;
 import io.micrometer.observation.Observation;
@@ -34,6 +35,11 @@ import org.springframework.util.Assert;
 public final class TurnRecorder implements ObservationHandler<Observation.Context> {
 
 	static final int MAX_HOOKS_PER_TURN = 500;
+
+	/** The outcome of a tool-call modify hook that refused the call. */
+	static final String REFUSED = "refused";
+
+	private static final String PROCEEDED = "proceeded";
 
 	private static final String STARTED = TurnRecorder.class.getName() + ".started";
 
@@ -198,7 +204,7 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 			boolean modify = "modify".equals(hook.getLane());
 			RecordedHook recorded = new RecordedHook(hook.getPoint().configName(), hook.getLane(), hook.getHookName(),
 					millis(started - this.startNanos), millis(stopped - started), millis(hook.getQueued().toNanos()),
-					hook.getOutcome(), (includeText && modify) ? PayloadText.of(hook.getInput()) : null,
+					outcome(hook, modify), (includeText && modify) ? PayloadText.of(hook.getInput()) : null,
 					(includeText && modify) ? PayloadText.of(hook.getOutput()) : null);
 			// the segment is no text: it is read with or without include-text
 			boolean outgoingModify = modify && hook.getPoint() == HookPoint.OUTGOING_TEXT;
@@ -209,6 +215,19 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 					new SegmentedReplies.Invocation(recorded, outgoingModify,
 							(payload != null) ? payload.segment() : -1, payload != null && payload.finalSegment()),
 					iteration));
+		}
+
+		/**
+		 * The invocation's outcome as the console shows it: a tool-call modify hook that
+		 * proceeded with a refusal refused the call (it did not run), though for the
+		 * runner, and so the observation, the hook proceeded.
+		 */
+		private static String outcome(HookObservationContext hook, boolean modify) {
+			if (modify && PROCEEDED.equals(hook.getOutcome()) && hook.getOutput() instanceof ToolCallPayload call
+					&& call.refusal() != null) {
+				return REFUSED;
+			}
+			return hook.getOutcome();
 		}
 
 		synchronized RecordedTurn view(boolean includeText) {

@@ -86,6 +86,27 @@ class TurnRecorderTests {
 	}
 
 	@Test
+	void aRefusedToolCallsRowSaysRefusedWithOrWithoutTexts() {
+		for (boolean includeText : new boolean[] { true, false }) {
+			TurnRecorder recorder = new TurnRecorder(10, includeText, Clock.systemUTC());
+			TurnObservationContext turn = turn(recorder, "t-r");
+			ToolCallPayload call = new ToolCallPayload("refund", Map.of("order", "43"), Map.of(), Map.of(), "u-1",
+					Map.of(), Channel.of("web"));
+			hook(recorder, "t-r", "guards.preflight", "modify", "proceeded", call,
+					call.withRefusal("Refunds above 1000 EUR need a manager"));
+			hook(recorder, "t-r", "guards.preflight", "modify", "proceeded", call, call);
+			// an observer sees the call, refused or not, and decides nothing
+			hook(recorder, "t-r", "audit.toolCall", "observe", "proceeded",
+					call.withRefusal("Refunds above 1000 EUR need a manager"), null);
+			stop(recorder, turn, "completed");
+			assertThat(recorder.turn("t-r").orElseThrow().hooks()).extracting(RecordedHook::outcome)
+				.containsExactly("refused", "proceeded", "proceeded");
+			assertThat(recorder.turns().get(0).hooks()).extracting(RecordedHook::outcome)
+				.containsExactly("refused", "proceeded", "proceeded");
+		}
+	}
+
+	@Test
 	void withoutTextNothingOfAPayloadIsKept() {
 		TurnRecorder recorder = new TurnRecorder(10, false, Clock.systemUTC());
 		TurnObservationContext turn = turn(recorder, "t-3");
