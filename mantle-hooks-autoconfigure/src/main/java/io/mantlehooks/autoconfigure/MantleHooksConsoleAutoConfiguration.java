@@ -7,6 +7,7 @@ import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.console.ConsolePage;
 import io.mantlehooks.console.TurnConsole;
 import io.mantlehooks.console.TurnRecorder;
+import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.execution.HookRunner;
 import io.mantlehooks.transcript.TranscriptStore;
 import io.micrometer.observation.ObservationRegistry;
@@ -66,10 +67,10 @@ public final class MantleHooksConsoleAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	TurnConsole mantleTurnConsole(TurnRecorder recorder, ObjectProvider<ApprovalStore> approvals,
+	TurnConsole mantleTurnConsole(TurnRecorder recorder, HookRegistry registry, ObjectProvider<ApprovalStore> approvals,
 			ObjectProvider<TranscriptStore> transcript, ObjectProvider<ApprovalResumer> resumer) {
 		return new TurnConsole(recorder, approvals.getIfUnique(), transcript.getIfUnique(), resumer.getIfUnique(),
-				Clock.systemUTC());
+				registry::agents, Clock.systemUTC());
 	}
 
 	static RouterFunction<ServerResponse> consolePage(MantleHooksProperties properties, Environment environment) {

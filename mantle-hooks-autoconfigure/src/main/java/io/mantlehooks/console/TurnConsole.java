@@ -2,8 +2,12 @@ package io.mantlehooks.console;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
 
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.approval.ApprovalCall;
@@ -56,10 +60,12 @@ public final class TurnConsole {
 
 	private final @Nullable ApprovalResumer resumer;
 
+	private final Supplier<? extends Collection<String>> agents;
+
 	private final Clock clock;
 
 	/**
-	 * Create a console.
+	 * Create a console that knows no agents but those of the recorded turns.
 	 * @param recorder the recorded turns
 	 * @param approvals where paused batches wait, {@code null} without approvals
 	 * @param transcript the transcript, {@code null} when it is off
@@ -68,10 +74,26 @@ public final class TurnConsole {
 	 */
 	public TurnConsole(TurnRecorder recorder, @Nullable ApprovalStore approvals, @Nullable TranscriptStore transcript,
 			@Nullable ApprovalResumer resumer, Clock clock) {
+		this(recorder, approvals, transcript, resumer, List::of, clock);
+	}
+
+	/**
+	 * Create a console.
+	 * @param recorder the recorded turns
+	 * @param approvals where paused batches wait, {@code null} without approvals
+	 * @param transcript the transcript, {@code null} when it is off
+	 * @param resumer resumes a paused turn, {@code null} when the application has none
+	 * @param agents the agents the application's hooks name in {@code @ForAgent}, read on
+	 * every request (hooks are discovered once the context has started)
+	 * @param clock tells expired approvals
+	 */
+	public TurnConsole(TurnRecorder recorder, @Nullable ApprovalStore approvals, @Nullable TranscriptStore transcript,
+			@Nullable ApprovalResumer resumer, Supplier<? extends Collection<String>> agents, Clock clock) {
 		this.recorder = recorder;
 		this.approvals = approvals;
 		this.transcript = transcript;
 		this.resumer = resumer;
+		this.agents = agents;
 		this.clock = clock;
 	}
 
@@ -90,7 +112,17 @@ public final class TurnConsole {
 					turn.hooks().stream().map(RecordedHook::withoutText).toList(), turn.messagePreview()))
 			.toList();
 		return new Turns(this.recorder.includesText(), this.resumer != null, (this.resumer != null) ? null : NO_RESUMER,
-				turns);
+				agents(), turns);
+	}
+
+	/**
+	 * The agents hooks are configured for: those named in {@code @ForAgent} and
+	 * {@code default}, which a client that names no agent runs.
+	 */
+	private List<String> agents() {
+		Set<String> agents = new TreeSet<>(this.agents.get());
+		agents.add(MantleHooks.DEFAULT_AGENT);
+		return List.copyOf(agents);
 	}
 
 	/**
@@ -276,9 +308,13 @@ public final class TurnConsole {
 	 * @param decisionsOff why they cannot, {@code null} when they can:
 	 * {@value #NO_RESUMER} (the application has no {@link ApprovalResumer}) or, from the
 	 * endpoint, {@code endpoint_read_only} (its access is read-only)
+	 * @param agents every agent the application has hooks for, sorted, whether or not a
+	 * turn of it was recorded: each agent a hook names in {@code @ForAgent}, and
+	 * {@code default} (a client that names no agent, or one no hook names, runs the hooks
+	 * of every agent)
 	 * @param turns the turns, newest first
 	 */
-	public record Turns(boolean includeText, boolean canDecide, @Nullable String decisionsOff,
+	public record Turns(boolean includeText, boolean canDecide, @Nullable String decisionsOff, List<String> agents,
 			List<RecordedTurn> turns) {
 
 		/**
@@ -287,7 +323,7 @@ public final class TurnConsole {
 		 * @return the turns, without decisions
 		 */
 		public Turns withoutDecisions(String reason) {
-			return new Turns(this.includeText, false, reason, this.turns);
+			return new Turns(this.includeText, false, reason, this.agents, this.turns);
 		}
 
 	}

@@ -12,8 +12,9 @@
   const rows = document.getElementById('turns');
   const filter = document.getElementById('outcome-filter');
   const agentFilter = document.getElementById('agent-filter');
-  // every agent seen since the page loaded: the filter keeps its choices when an
-  // agent's turns leave the list (the recorder keeps only the latest turns)
+  // every agent the application has hooks for (the endpoint names them, with or without
+  // turns) and every agent seen since the page loaded: the filter keeps its choices when
+  // an agent's turns leave the list (the recorder keeps only the latest turns)
   const agents = new Set();
   const status = document.getElementById('status');
   let selected = null;
@@ -76,6 +77,7 @@
       const data = await getJson(endpoint + '/turns');
       canDecide = data.canDecide;
       decisionsOff = data.decisionsOff || null;
+      addAgents(data.agents || []);
       renderTurns(data.turns);
       status.textContent = data.turns.length + ' turns' + (data.includeText ? '' : ' · texts hidden') +
         (decisionsOff === 'endpoint_read_only' ? ' · read-only' : '');
@@ -85,7 +87,7 @@
   }
 
   function renderTurns(turns) {
-    addAgents(turns);
+    addAgents(turns.map((turn) => turn.agent));
     const wanted = filter.value;
     const agent = agentFilter.value;
     rows.replaceChildren();
@@ -116,11 +118,11 @@
     });
   }
 
-  // The agent filter's choices: "all", then every agent seen, sorted; the choice made
+  // The agent filter's choices: "all", then every agent known, sorted; the choice made
   // stays selected.
-  function addAgents(turns) {
+  function addAgents(names) {
     const before = agents.size;
-    turns.forEach((turn) => agents.add(turn.agent));
+    names.forEach((name) => agents.add(name));
     if (agents.size === before) {
       return;
     }

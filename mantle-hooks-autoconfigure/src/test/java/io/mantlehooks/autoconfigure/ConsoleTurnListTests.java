@@ -108,6 +108,18 @@ class ConsoleTurnListTests {
 	}
 
 	@Test
+	void theListNamesEveryAgentHooksAreConfiguredForBeforeAnyOfItsTurns() throws Exception {
+		try (ConfigurableApplicationContext app = start(false)) {
+			String port = app.getEnvironment().getProperty("local.server.port");
+			JsonNode list = JSON.readTree(ConsoleServer.get(port, "/actuator/mantlehooks/turns").body());
+			assertThat(list.get("turns")).isEmpty();
+			// billing names itself in @ForAgent; default runs the hooks of every agent
+			assertThat(list.get("agents")).extracting(JsonNode::asString)
+				.containsExactly("billing", MantleHooks.DEFAULT_AGENT);
+		}
+	}
+
+	@Test
 	void withoutTextsTheListShowsTheConversationButNoWordOfTheMessage() throws Exception {
 		this.openAi.text("It ships on Monday.");
 		try (ConfigurableApplicationContext app = start(false)) {

@@ -9,6 +9,7 @@ import io.mantlehooks.MantleHooks;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -31,8 +32,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * The turn console in a real browser with two agents: the sample's own assistant, through
  * its chat API, and a second {@code ChatClient} from Boot's builder that names itself
- * {@code billing}. Each row shows its turn's agent, the agent filter lists both and
- * leaves only the chosen agent's turns, and the turn's detail names its agent.
+ * {@code billing}. Each row shows its turn's agent, the agent filter lists both (and,
+ * before any of their turns, every agent the sample's hooks are for) and leaves only the
+ * chosen agent's turns, and the turn's detail names its agent.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @Import(AgentConsoleBrowserTests.Billing.class)
@@ -117,6 +119,24 @@ class AgentConsoleBrowserTests extends BrowserTests {
 		select("all");
 		wait.until((page) -> !page.findElements(Browser.row(invoice)).isEmpty()
 				&& !page.findElements(Browser.row(lookup)).isEmpty());
+	}
+
+	@Test
+	void theAgentFilterOffersEveryAgentHooksAreConfiguredForBeforeItsTurns() {
+		// the sample's hooks name the shop and its copywriter (a sub-agent, whose calls
+		// run inside shop turns); default runs the hooks of every agent
+		browser.get(url("/mantle-console"));
+		Browser.waitFor(browser).until(ExpectedConditions.textToBePresentInElementLocated(By.id("status"), "turns"));
+		List<String> choices = Browser.read(browser,
+				(page) -> new Select(page.findElement(By.id("agent-filter"))).getOptions()
+					.stream()
+					.map(WebElement::getText)
+					.toList());
+		assertThat(choices).first().isEqualTo("all");
+		assertThat(choices).contains("copywriter", "default", "shop").doesNotHaveDuplicates();
+		// no turn of theirs was seen: the choices come from the application's hooks
+		assertThat(this.console.turns().turns()).extracting((turn) -> turn.agent())
+			.doesNotContain("copywriter", "default");
 	}
 
 	private String chat(RestClient http, String message) {
