@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  * (never awaited)
  * @param hook {@code beanName.methodName}; for a segmented reply its hooks' names, in
  * order of their first invocation, joined by {@code ", "}
+ * @param agent the agent the hook ran for: the turn's agent or, for a sub-agent's call
+ * within the turn (a {@code ChatClient} of another agent called from a tool), that agent
  * @param startMs when it was handed to the executor, from the turn's start
  * @param durationMs how long until its outcome was known; for a segmented reply the sum
  * of its invocations' durations
@@ -36,8 +38,8 @@ import org.jspecify.annotations.Nullable;
  * from 1; {@code null} (and left out of the JSON) for every other row (see
  * {@link ModelCallAttempts})
  */
-public record RecordedHook(String point, String lane, String hook, double startMs, double durationMs, double queuedMs,
-		String outcome, @Nullable String before, @Nullable String after,
+public record RecordedHook(String point, String lane, String hook, String agent, double startMs, double durationMs,
+		double queuedMs, String outcome, @Nullable String before, @Nullable String after,
 		@JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Segments segments,
 		@JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Integer attempt) {
 
@@ -46,6 +48,7 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 * @param point the point's configuration name
 	 * @param lane {@code modify} or {@code observe}
 	 * @param hook {@code beanName.methodName}
+	 * @param agent the agent the hook ran for
 	 * @param startMs when it was handed to the executor, from the turn's start
 	 * @param durationMs how long until its outcome was known
 	 * @param queuedMs how much of that it waited for a thread
@@ -53,9 +56,9 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 * @param before the payload's text before a modify hook
 	 * @param after the payload's text the modify hook proceeded with
 	 */
-	public RecordedHook(String point, String lane, String hook, double startMs, double durationMs, double queuedMs,
-			String outcome, @Nullable String before, @Nullable String after) {
-		this(point, lane, hook, startMs, durationMs, queuedMs, outcome, before, after, null, null);
+	public RecordedHook(String point, String lane, String hook, String agent, double startMs, double durationMs,
+			double queuedMs, String outcome, @Nullable String before, @Nullable String after) {
+		this(point, lane, hook, agent, startMs, durationMs, queuedMs, outcome, before, after, null, null);
 	}
 
 	/**
@@ -63,6 +66,7 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 * @param point the point's configuration name
 	 * @param lane {@code modify} or {@code observe}
 	 * @param hook {@code beanName.methodName}, or the names of a segmented reply's hooks
+	 * @param agent the agent the hook ran for
 	 * @param startMs when it was handed to the executor, from the turn's start
 	 * @param durationMs how long until its outcome was known
 	 * @param queuedMs how much of that it waited for a thread
@@ -71,9 +75,10 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 * @param after the payload's text the modify hook proceeded with
 	 * @param segments the invocations of a reply streamed in segments
 	 */
-	public RecordedHook(String point, String lane, String hook, double startMs, double durationMs, double queuedMs,
-			String outcome, @Nullable String before, @Nullable String after, @Nullable Segments segments) {
-		this(point, lane, hook, startMs, durationMs, queuedMs, outcome, before, after, segments, null);
+	public RecordedHook(String point, String lane, String hook, String agent, double startMs, double durationMs,
+			double queuedMs, String outcome, @Nullable String before, @Nullable String after,
+			@Nullable Segments segments) {
+		this(point, lane, hook, agent, startMs, durationMs, queuedMs, outcome, before, after, segments, null);
 	}
 
 	/**
@@ -82,8 +87,8 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 * @return the labelled row
 	 */
 	public RecordedHook withAttempt(int attempt) {
-		return new RecordedHook(this.point, this.lane, this.hook, this.startMs, this.durationMs, this.queuedMs,
-				this.outcome, this.before, this.after, this.segments, attempt);
+		return new RecordedHook(this.point, this.lane, this.hook, this.agent, this.startMs, this.durationMs,
+				this.queuedMs, this.outcome, this.before, this.after, this.segments, attempt);
 	}
 
 	/**
@@ -92,8 +97,9 @@ public record RecordedHook(String point, String lane, String hook, double startM
 	 * @return the row without texts
 	 */
 	public RecordedHook withoutText() {
-		return new RecordedHook(this.point, this.lane, this.hook, this.startMs, this.durationMs, this.queuedMs,
-				this.outcome, null, null, (this.segments != null) ? this.segments.withoutText() : null, this.attempt);
+		return new RecordedHook(this.point, this.lane, this.hook, this.agent, this.startMs, this.durationMs,
+				this.queuedMs, this.outcome, null, null, (this.segments != null) ? this.segments.withoutText() : null,
+				this.attempt);
 	}
 
 	/**

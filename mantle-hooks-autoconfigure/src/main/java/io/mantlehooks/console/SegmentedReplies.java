@@ -104,6 +104,11 @@ final class SegmentedReplies {
 
 		private final List<RecordedHook.Segment> invocations = new ArrayList<>();
 
+		/**
+		 * A reply's hooks run for the agent whose turn replies (nested calls have none).
+		 */
+		private final String agent;
+
 		/** The segments each hook was invoked on, by hook; a hook runs once a segment. */
 		private final List<String> hooks = new ArrayList<>();
 
@@ -116,6 +121,7 @@ final class SegmentedReplies {
 		private @Nullable Integer rejected;
 
 		Reply(Invocation first) {
+			this.agent = first.hook().agent();
 			add(first);
 		}
 
@@ -184,7 +190,7 @@ final class SegmentedReplies {
 				names.add(invocation.hook());
 			}
 			String retracted = (this.rejected != null && includeText) ? shownBefore(this.rejected) : null;
-			return new RecordedHook("outgoing-text", "modify", String.join(", ", names), first.startMs(),
+			return new RecordedHook("outgoing-text", "modify", String.join(", ", names), this.agent, first.startMs(),
 					Math.round(total * 100) / 100.0, Math.round(queued * 100) / 100.0, outcome, null, null,
 					new RecordedHook.Segments(segments.size(), this.rejected, retracted,
 							List.copyOf(this.invocations)));

@@ -203,8 +203,9 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 			}
 			boolean modify = "modify".equals(hook.getLane());
 			RecordedHook recorded = new RecordedHook(hook.getPoint().configName(), hook.getLane(), hook.getHookName(),
-					millis(started - this.startNanos), millis(stopped - started), millis(hook.getQueued().toNanos()),
-					outcome(hook, modify), (includeText && modify) ? PayloadText.of(hook.getInput()) : null,
+					hook.getAgent(), millis(started - this.startNanos), millis(stopped - started),
+					millis(hook.getQueued().toNanos()), outcome(hook, modify),
+					(includeText && modify) ? PayloadText.of(hook.getInput()) : null,
 					(includeText && modify) ? PayloadText.of(hook.getOutput()) : null);
 			// the segment is no text: it is read with or without include-text
 			boolean outgoingModify = modify && hook.getPoint() == HookPoint.OUTGOING_TEXT;

@@ -1,8 +1,9 @@
 // The turn console: lists recent turns from the mantlehooks Actuator endpoint and shows
 // one turn's hook invocations as a waterfall, what each modify hook changed, its waiting
 // approval and its transcript. Each turn shows its agent (the ChatClient's
-// MantleHooks.agent name, "default" for a client that names none), and the list filters
-// by agent as by outcome. A reply streamed in segments is one outgoing-text row with
+// MantleHooks.agent name, "default" for a client that names none) and the sub-agents
+// whose hooks ran in it, each hook row the agent it ran for, and the list filters by
+// agent as by outcome. A reply streamed in segments is one outgoing-text row with
 // its segments below it and, when a segment was rejected, what the rejection retracted.
 // The attempts of a retried model call are labelled; a row of the waterfall opens in full
 // on click. Data is inserted with textContent only.
@@ -91,7 +92,7 @@
     const wanted = filter.value;
     const agent = agentFilter.value;
     rows.replaceChildren();
-    const shown = turns.filter((turn) => (!wanted || turn.outcome === wanted) && (!agent || turn.agent === agent));
+    const shown = turns.filter((turn) => (!wanted || turn.outcome === wanted) && (!agent || ranFor(turn, agent)));
     const empty = document.getElementById('empty');
     empty.hidden = shown.length > 0;
     empty.textContent = turns.length > 0 ? 'No turns match the filters.' : 'No turns recorded yet.';
@@ -105,7 +106,7 @@
       }
       row.appendChild(el('td', 'time', new Date(turn.start).toLocaleTimeString([], { hour12: false })));
       row.appendChild(conversation(turn));
-      row.appendChild(el('td', 'agent', turn.agent));
+      row.appendChild(agentCell(turn));
       row.appendChild(el('td', 'sender', turn.senderId));
       row.appendChild(el('td', null, turn.channel));
       const outcome = el('td');
@@ -132,6 +133,29 @@
     Array.from(agents).sort().forEach((name) => options.push(el('option', null, name)));
     agentFilter.replaceChildren(...options);
     agentFilter.value = chosen;
+  }
+
+  // The agents whose hooks ran in a turn: its own, then any sub-agent's (a ChatClient of
+  // another agent called from a tool runs that agent's hooks within the turn).
+  function subAgents(turn) {
+    return Array.from(new Set(turn.hooks.map((hook) => hook.agent)))
+      .filter((name) => name && name !== turn.agent).sort();
+  }
+
+  function ranFor(turn, agent) {
+    return turn.agent === agent || subAgents(turn).includes(agent);
+  }
+
+  function agentCell(turn) {
+    const cell = el('td', 'agent');
+    cell.appendChild(el('span', 'turn-agent', turn.agent));
+    const others = subAgents(turn);
+    if (others.length > 0) {
+      const also = el('span', 'sub-agents', 'also ' + others.join(', '));
+      also.title = 'hooks of these agents ran within the turn too (a sub-agent called from a tool)';
+      cell.appendChild(also);
+    }
+    return cell;
   }
 
   // What tells turns apart: the conversation and, when the console includes texts, the
@@ -204,6 +228,9 @@
     const waterfall = document.getElementById('waterfall');
     waterfall.replaceChildren();
     const end = Math.max(turn.durationMs, ...turn.hooks.map(endOf), 0.001);
+    // when hooks of more than one agent ran (a sub-agent's within the turn), each row
+    // names its agent; otherwise they are all the turn's, as the summary says
+    const named = subAgents(turn).length > 0;
     [['modify', 'Modify hooks (the turn waits for each)'],
       ['observe', 'Observers (off the critical path)']].forEach(([lane, title]) => {
       const hooks = turn.hooks.filter((hook) => hook.lane === lane);
@@ -214,10 +241,10 @@
       group.appendChild(el('h4', null, title));
       hooks.forEach((hook) => {
         if (hook.segments) {
-          renderSegmented(group, hook, end);
+          renderSegmented(group, hook, end, named);
           return;
         }
-        const row = waterfallRow(hook);
+        const row = waterfallRow(hook, named);
         const track = el('div', 'track');
         const bar = el('div', 'bar lane-' + lane + ' outcome-' + hook.outcome);
         bar.dataset.point = hook.point;
@@ -229,7 +256,8 @@
         }
         bar.style.left = (100 * hook.startMs / end) + '%';
         bar.style.width = Math.max(0.5, 100 * hook.durationMs / end) + '%';
-        bar.title = hook.hook + ' at ' + hook.point + attemptText(hook, ' (', ')') + ': ' + hook.outcome +
+        bar.title = hook.hook + ' at ' + hook.point + attemptText(hook, ' (', ')') + ' for agent ' + hook.agent +
+          ': ' + hook.outcome +
           ', started at ' + hook.startMs.toFixed(2) + ' ms, took ' + hook.durationMs.toFixed(2) + ' ms' +
           queuedText(hook);
         if (hook.queuedMs > 0) {
@@ -261,19 +289,24 @@
 
   // A waterfall row with its name: point and hook, cut to the column with the whole name
   // on hover, and in full (with the row's numbers) below the waterfall on click. The
-  // attempt of a retried model call stays visible when the name is cut.
-  function waterfallRow(hook) {
+  // attempt of a retried model call, and the agent when the row names it, stay visible
+  // when the name is cut.
+  function waterfallRow(hook, named) {
     const row = el('div', 'row');
     row.dataset.point = hook.point;
     row.dataset.hook = hook.hook;
+    row.dataset.agent = hook.agent;
     const name = hook.point + ' · ' + hook.hook;
     const label = el('span', 'label');
-    label.title = name + attemptText(hook, ' · ', '');
+    label.title = name + attemptText(hook, ' · ', '') + (named ? ' · agent ' + hook.agent : '');
     label.appendChild(el('span', 'name', name));
     if (hook.attempt) {
       const attempt = el('span', 'attempt', 'attempt ' + hook.attempt);
       attempt.dataset.attempt = String(hook.attempt);
       label.appendChild(attempt);
+    }
+    if (named) {
+      label.appendChild(el('span', 'agent', hook.agent));
     }
     row.appendChild(label);
     row.addEventListener('click', () => showHook(hook));
@@ -287,7 +320,7 @@
     box.dataset.hook = hook.hook;
     box.dataset.point = hook.point;
     box.appendChild(el('h4', 'hook-name', hook.hook));
-    const facts = [['point', hook.point], ['lane', hook.lane], ['outcome', hook.outcome]];
+    const facts = [['point', hook.point], ['lane', hook.lane], ['agent', hook.agent], ['outcome', hook.outcome]];
     if (hook.attempt) {
       facts.push(['attempt', String(hook.attempt)]);
     }
@@ -357,9 +390,9 @@
   // invocation, each invocation a mark on it; the count, the worst outcome and the total
   // time beside it), the invocations in a table below, and, when a segment was rejected,
   // what the rejection's reply replaced.
-  function renderSegmented(group, hook, end) {
+  function renderSegmented(group, hook, end, named) {
     const segments = hook.segments;
-    const row = waterfallRow(hook);
+    const row = waterfallRow(hook, named);
     row.classList.add('segmented');
     row.dataset.segments = String(segments.count);
     const track = el('div', 'track');

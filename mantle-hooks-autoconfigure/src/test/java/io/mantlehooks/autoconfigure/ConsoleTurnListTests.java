@@ -104,6 +104,13 @@ class ConsoleTurnListTests {
 					.anyMatch((hook) -> hook.hook().equals("billingAudit.seen")));
 			assertThat(detail(app, invoice).get("hooks")).extracting((hook) -> hook.get("hook").asString())
 				.contains("billingAudit.seen");
+			// and each row says which agent its hook ran for, in the detail and the list
+			assertThat(detail(app, invoice).get("hooks")).isNotEmpty()
+				.allSatisfy((hook) -> assertThat(hook.get("agent").asString()).isEqualTo("billing"));
+			assertThat(row(list(app, invoice), invoice).get("hooks")).isNotEmpty()
+				.allSatisfy((hook) -> assertThat(hook.get("agent").asString()).isEqualTo("billing"));
+			assertThat(detail(app, shop).get("hooks")).isNotEmpty()
+				.allSatisfy((hook) -> assertThat(hook.get("agent").asString()).isEqualTo(MantleHooks.DEFAULT_AGENT));
 		}
 	}
 

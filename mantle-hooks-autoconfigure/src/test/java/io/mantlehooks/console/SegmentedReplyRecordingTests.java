@@ -196,8 +196,9 @@ class SegmentedReplyRecordingTests {
 
 		// a whole reply's JSON has no segments, and says how long each hook waited
 		JsonNode json = json(recorder.turn("t-7").orElseThrow()).get("hooks");
-		assertThat(json.get(0).propertyNames()).containsExactly("point", "lane", "hook", "startMs", "durationMs",
-				"queuedMs", "outcome", "before", "after");
+		assertThat(json.get(0).propertyNames()).containsExactly("point", "lane", "hook", "agent", "startMs",
+				"durationMs", "queuedMs", "outcome", "before", "after");
+		assertThat(json.get(1).get("agent").asString()).isEqualTo("default");
 		assertThat(json.get(1).get("segments").get("count").asInt()).isEqualTo(2);
 		assertThat(json.get(1).get("segments").get("invocations").get(1).get("finalSegment").asBoolean()).isTrue();
 	}

@@ -164,6 +164,27 @@ class TurnRecorderTests {
 	}
 
 	@Test
+	void eachRowSaysWhichAgentItsHookRanFor() {
+		TurnRecorder recorder = new TurnRecorder(10, false, Clock.systemUTC());
+		TurnObservationContext turn = new TurnObservationContext("t-shop", "web");
+		turn.setAgent("shop");
+		recorder.onStart(turn);
+		for (String agent : new String[] { "shop", "copywriter", "shop" }) {
+			// a sub-agent called from a tool runs its own hooks within the shop's turn
+			HookObservationContext hook = new HookObservationContext("hooks.request", HookPoint.MODEL_REQUEST, "modify",
+					"t-shop");
+			hook.setAgent(agent);
+			recorder.onStart(hook);
+			hook.setOutcome("proceeded");
+			recorder.onStop(hook);
+		}
+		stop(recorder, turn, "completed");
+		assertThat(recorder.turn("t-shop").orElseThrow().hooks()).extracting(RecordedHook::agent)
+			.containsExactly("shop", "copywriter", "shop");
+		assertThat(recorder.turns().get(0).hooks().get(0).withoutText().agent()).isEqualTo("shop");
+	}
+
+	@Test
 	void theOldestTurnsGoFirstAndLateOrStrayInvocationsAreIgnored() {
 		TurnRecorder recorder = new TurnRecorder(2, false, Clock.systemUTC());
 		for (String id : new String[] { "t-a", "t-b", "t-c" }) {

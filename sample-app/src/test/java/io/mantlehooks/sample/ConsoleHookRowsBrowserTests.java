@@ -7,6 +7,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
@@ -19,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The rows of a turn's waterfall in a real browser: what each hook decided, as the
- * operator reads it on its bar and in the row's detail.
+ * The rows of a turn's waterfall in a real browser: what each hook decided and which
+ * agent it ran for, as the operator reads it on its row and in the row's detail.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 class ConsoleHookRowsBrowserTests extends BrowserTests {
@@ -54,6 +55,43 @@ class ConsoleHookRowsBrowserTests extends BrowserTests {
 		Browser.waitFor(browser)
 			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("detail-title"), lookup));
 		assertThat(Browser.attribute(browser, preflight, "data-outcome")).isEqualTo("proceeded");
+	}
+
+	@Test
+	void eachHookRowSaysWhichAgentItRanFor() {
+		RestClient http = ShopScenarioTests.http(this.port, new CookieManager());
+		// a shop turn whose tool calls the copywriter, a sub-agent with hooks of its own
+		String note = chat(http, "agents-" + UUID.randomUUID(), "Write a gift note for order 7 to Grandma");
+		awaitFinished(note);
+
+		browser.get(url("/mantle-console#turn=" + note));
+		Browser.waitFor(browser).until(ExpectedConditions.textToBePresentInElementLocated(By.id("detail-title"), note));
+		// the copywriter's model-request hook and the shop's, each with its agent
+		By copywriter = row("model-request", "copywriterHooks.signOff");
+		By shop = row("model-request", "guardHooks.redactPersonalData");
+		assertThat(Browser.attribute(browser, copywriter, "data-agent")).isEqualTo("copywriter");
+		assertThat(Browser.text(browser, agent("model-request", "copywriterHooks.signOff"))).isEqualTo("copywriter");
+		assertThat(Browser.attribute(browser, shop, "data-agent")).isEqualTo("shop");
+		assertThat(Browser.text(browser, agent("model-request", "guardHooks.redactPersonalData"))).isEqualTo("shop");
+		// the row in full
+		Browser.click(browser, copywriter);
+		Browser.waitFor(browser)
+			.until(ExpectedConditions.attributeToBe(By.id("hook-detail"), "data-hook", "copywriterHooks.signOff"));
+		assertThat(Browser.text(browser, fact("agent"))).isEqualTo("copywriter");
+
+		// the list's row names the sub-agent beside the turn's agent, and the filter
+		// for the copywriter finds the turn its hooks ran in
+		By agentCell = By.cssSelector("#turns tr[data-turn-id='" + note + "'] td.agent");
+		assertThat(Browser.text(browser, agentCell)).startsWith("shop").contains("copywriter");
+		Browser.read(browser, (page) -> {
+			new Select(page.findElement(By.id("agent-filter"))).selectByVisibleText("copywriter");
+			return true;
+		});
+		Browser.waitFor(browser)
+			.until((page) -> page.findElements(By.cssSelector("#turns tr"))
+				.stream()
+				.allMatch((tr) -> tr.findElement(By.cssSelector("td.agent")).getText().contains("copywriter")));
+		assertThat(browser.findElements(Browser.row(note))).hasSize(1);
 	}
 
 	static String chat(RestClient http, String conversationId, String message) {
@@ -90,6 +128,11 @@ class ConsoleHookRowsBrowserTests extends BrowserTests {
 	/** A fact of the row shown in full. */
 	private static By fact(String name) {
 		return By.xpath("//div[@id='hook-detail']//dt[text()='" + name + "']/following-sibling::dd[1]");
+	}
+
+	/** The agent a waterfall row names. */
+	private static By agent(String point, String hook) {
+		return By.cssSelector(".row[data-point='" + point + "'][data-hook='" + hook + "'] .label .agent");
 	}
 
 	private static By timing(String point, String hook) {
