@@ -105,18 +105,40 @@ public class MantleHooksEndpoint {
 	}
 
 	/**
-	 * Return the recent turns ({@code GET /actuator/mantlehooks/turns}), newest first,
-	 * with their hook invocations.
+	 * Return every recent turn, newest first, with their hook invocations, as
+	 * {@code GET /actuator/mantlehooks/turns} does.
 	 * @param section {@code turns}
+	 * @return the turns, {@code null} for another section or when the turn console is off
+	 * @see #turns(String, String)
+	 */
+	public TurnConsole.@Nullable Turns turns(String section) {
+		return turns(section, null);
+	}
+
+	/**
+	 * Return the recent turns ({@code GET /actuator/mantlehooks/turns}), newest first,
+	 * with their hook invocations. A client that polls sends the {@code version} of its
+	 * last answer ({@code GET /actuator/mantlehooks/turns?changedSince=3f2a9c1b.42}) and
+	 * gets only the turns new or changed since, and the ids of those that left the list.
+	 * @param section {@code turns}
+	 * @param changedSince the {@code version} of an earlier answer, {@code null} for
+	 * every turn; a value that is no version of the list is refused with 400
 	 * @return the turns, {@code null} (404) for another section or when the turn console
 	 * is off; {@code canDecide} is {@code false} while the endpoint is read-only
 	 */
 	@ReadOperation
-	public TurnConsole.@Nullable Turns turns(@Selector String section) {
+	public TurnConsole.@Nullable Turns turns(@Selector String section, @Nullable String changedSince) {
 		if (!"turns".equals(section) || this.console == null) {
 			return null;
 		}
-		TurnConsole.Turns turns = this.console.turns();
+		TurnConsole.Turns turns;
+		try {
+			turns = this.console.turns(changedSince);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(),
+					"'changedSince' must be the 'version' of an earlier answer");
+		}
 		return (decides()) ? turns : turns.withoutDecisions(READ_ONLY);
 	}
 

@@ -102,17 +102,32 @@ public final class TurnConsole {
 	 * @return the turns with their hook invocations
 	 */
 	public Turns turns() {
+		return turns(null);
+	}
+
+	/**
+	 * Return the recent turns new or changed since a version of the list, newest first,
+	 * without texts (see {@link #turn}), for a console that polls: it sends the
+	 * {@link Turns#version()} of its last answer and merges the answer into what it has.
+	 * @param changedSince the version of an earlier answer, {@code null} for every turn
+	 * @return the turns with their hook invocations
+	 * @throws IllegalArgumentException when {@code changedSince} is no version of the
+	 * list
+	 * @see TurnRecorder#changes(String)
+	 */
+	public Turns turns(@Nullable String changedSince) {
+		TurnRecorder.Changes changes = this.recorder.changes(changedSince);
 		// the list leaves the texts to each turn's detail: 200 turns of texts are
 		// too much; the first words of each message (with include-text) stay, so the
 		// rows can be told apart
-		List<RecordedTurn> turns = this.recorder.turns()
+		List<RecordedTurn> turns = changes.turns()
 			.stream()
 			.map((turn) -> new RecordedTurn(turn.id(), turn.senderId(), turn.channel(), turn.conversationId(),
 					turn.agent(), turn.outcome(), turn.start(), turn.durationMs(), turn.approvalId(),
 					turn.hooks().stream().map(RecordedHook::withoutText).toList(), turn.messagePreview()))
 			.toList();
 		return new Turns(this.recorder.includesText(), this.resumer != null, (this.resumer != null) ? null : NO_RESUMER,
-				agents(), turns);
+				agents(), changes.version(), changes.complete(), changes.removed(), turns);
 	}
 
 	/**
@@ -312,10 +327,18 @@ public final class TurnConsole {
 	 * turn of it was recorded: each agent a hook names in {@code @ForAgent}, and
 	 * {@code default} (a client that names no agent, or one no hook names, runs the hooks
 	 * of every agent)
+	 * @param version the list's version, to send back as {@code changedSince} on the next
+	 * poll
+	 * @param complete whether {@code turns} is every recorded turn (asked without
+	 * {@code changedSince}, or with a version of another run or too old): the client
+	 * replaces its list; otherwise {@code turns} holds only the turns new or changed
+	 * since (and every running turn), to merge into its list
+	 * @param removed the ids of the turns that left the list since (the recorder keeps
+	 * only the latest), for the client to drop; empty when {@code complete}
 	 * @param turns the turns, newest first
 	 */
 	public record Turns(boolean includeText, boolean canDecide, @Nullable String decisionsOff, List<String> agents,
-			List<RecordedTurn> turns) {
+			String version, boolean complete, List<String> removed, List<RecordedTurn> turns) {
 
 		/**
 		 * Return these turns with decisions off.
@@ -323,7 +346,8 @@ public final class TurnConsole {
 		 * @return the turns, without decisions
 		 */
 		public Turns withoutDecisions(String reason) {
-			return new Turns(this.includeText, false, reason, this.agents, this.turns);
+			return new Turns(this.includeText, false, reason, this.agents, this.version, this.complete, this.removed,
+					this.turns);
 		}
 
 	}

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -30,7 +31,9 @@ import org.springframework.util.Assert;
  * the user's message, are kept only when {@code includeText} is on, since payloads may
  * hold personal data. The attempts of a retried model call are labelled (see
  * {@link ModelCallAttempts}). The outgoing-text invocations of a reply streamed in
- * segments show as one row (see {@link SegmentedReplies}).
+ * segments show as one row (see {@link SegmentedReplies}). The list has versions (see
+ * {@link TurnListVersions}), so that a console that polls it is sent only what changed
+ * ({@link #changes(String)}).
  */
 public final class TurnRecorder implements ObservationHandler<Observation.Context> {
 
@@ -53,6 +56,8 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 
 	private final ConcurrentLinkedDeque<String> order = new ConcurrentLinkedDeque<>();
 
+	private final TurnListVersions versions;
+
 	/**
 	 * Create a recorder.
 	 * @param maxTurns how many recent turns to keep
@@ -64,6 +69,7 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 		this.maxTurns = maxTurns;
 		this.includeText = includeText;
 		this.clock = clock;
+		this.versions = new TurnListVersions(maxTurns);
 	}
 
 	/**
@@ -83,13 +89,19 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 	public void onStart(Observation.Context context) {
 		long now = System.nanoTime();
 		context.put(STARTED, now);
-		if (context instanceof TurnObservationContext turn && this.turns.putIfAbsent(turn.getTurnId(),
-				new Recording(turn, this.clock.instant(), now, this.includeText)) == null) {
+		if (context instanceof TurnObservationContext turn) {
+			Recording recording = new Recording(turn, this.clock.instant(), now, this.includeText, this.versions);
+			if (this.turns.putIfAbsent(turn.getTurnId(), recording) != null) {
+				return;
+			}
+			// listed first, then versioned: a poll that reads the new version finds it
+			recording.changed();
 			this.order.addLast(turn.getTurnId());
 			while (this.order.size() > this.maxTurns) {
 				String oldest = this.order.pollFirst();
 				if (oldest != null) {
 					this.turns.remove(oldest);
+					this.versions.evicted(oldest);
 				}
 			}
 		}
@@ -129,6 +141,34 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 	}
 
 	/**
+	 * Return what changed in the list since a version of it: for a console that polls,
+	 * the turns new or changed since its last answer and those that left the list.
+	 * Running turns are always among them (their duration grows).
+	 * @param since the {@link Changes#version() version} of an earlier answer,
+	 * {@code null} for the whole list
+	 * @return the changes; the whole list when {@code since} is {@code null}, of another
+	 * run of the application (or another instance), or too old to tell what left the list
+	 * @throws IllegalArgumentException when {@code since} is no version of this list
+	 */
+	public Changes changes(@Nullable String since) {
+		// read first: whatever changes from here on has a later version, and is sent
+		// again on the next poll
+		long current = this.versions.current();
+		long from = (since != null) ? this.versions.parse(since, current) : -1;
+		List<String> removed = (from >= 0) ? this.versions.evictedSince(from) : null;
+		if (removed == null) {
+			return new Changes(this.versions.format(current), true, turns(), List.of());
+		}
+		List<RecordedTurn> changed = this.turns.values()
+			.stream()
+			.map((recording) -> recording.viewIfChangedSince(from, this.includeText))
+			.filter(Objects::nonNull)
+			.sorted(Comparator.comparing(RecordedTurn::start).reversed())
+			.toList();
+		return new Changes(this.versions.format(current), false, changed, removed);
+	}
+
+	/**
 	 * Return one recorded turn.
 	 * @param turnId the turn's id
 	 * @return the turn, empty when it is not (or no longer) recorded
@@ -158,6 +198,8 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 
 		private final List<Entry> hooks = new ArrayList<>();
 
+		private final TurnListVersions versions;
+
 		/**
 		 * Gives the user's text while the turn runs (it is set after the start);
 		 * {@code null} without texts, so that nothing keeps it, and once the turn ended.
@@ -173,7 +215,12 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 
 		private long endNanos = -1;
 
-		Recording(TurnObservationContext turn, Instant start, long startNanos, boolean includeText) {
+		/** The version of the list at this turn's last change. */
+		private long version;
+
+		Recording(TurnObservationContext turn, Instant start, long startNanos, boolean includeText,
+				TurnListVersions versions) {
+			this.versions = versions;
 			this.id = turn.getTurnId();
 			this.senderId = turn.getSenderId();
 			this.channel = turn.getChannel();
@@ -195,6 +242,19 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 			this.outcome = outcome;
 			this.approvalId = approvalId;
 			this.endNanos = endNanos;
+			changed();
+		}
+
+		/** Give this turn the list's next version: it changed. */
+		synchronized void changed() {
+			this.version = this.versions.next();
+		}
+
+		/**
+		 * Return this turn when it changed after a version of the list or still runs.
+		 */
+		synchronized @Nullable RecordedTurn viewIfChangedSince(long since, boolean includeText) {
+			return (this.version > since || this.endNanos < 0) ? view(includeText) : null;
 		}
 
 		synchronized void add(HookObservationContext hook, long started, long stopped, boolean includeText) {
@@ -216,6 +276,7 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 					new SegmentedReplies.Invocation(recorded, outgoingModify,
 							(payload != null) ? payload.segment() : -1, payload != null && payload.finalSegment()),
 					iteration));
+			changed();
 		}
 
 		/**
@@ -264,6 +325,20 @@ public final class TurnRecorder implements ObservationHandler<Observation.Contex
 		private record Entry(SegmentedReplies.Invocation invocation, int iteration) {
 
 		}
+
+	}
+
+	/**
+	 * What changed in the list since a version of it.
+	 *
+	 * @param version the list's version now, for the next poll
+	 * @param complete whether {@code turns} is the whole list (the client replaces what
+	 * it has); otherwise only the turns new or changed since (the client merges them)
+	 * @param turns the turns, newest first
+	 * @param removed the turns that left the list since, oldest first; empty when
+	 * {@code complete}
+	 */
+	public record Changes(String version, boolean complete, List<RecordedTurn> turns, List<String> removed) {
 
 	}
 

@@ -3,7 +3,8 @@
 // approval and its transcript. Each turn shows its agent (the ChatClient's
 // MantleHooks.agent name, "default" for a client that names none) and the sub-agents
 // whose hooks ran in it, each hook row the agent it ran for, and the list filters by
-// agent as by outcome. A reply streamed in segments is one outgoing-text row with
+// agent as by outcome. The list is polled for what changed since the last poll
+// (changedSince) and merged into what the page has. A reply streamed in segments is one outgoing-text row with
 // its segments below it and, when a segment was rejected, what the rejection retracted.
 // The attempts of a retried model call are labelled; a row of the waterfall opens in full
 // on click. Data is inserted with textContent only.
@@ -18,6 +19,11 @@
   // an agent's turns leave the list (the recorder keeps only the latest turns)
   const agents = new Set();
   const status = document.getElementById('status');
+  // the turns listed, by id, and the list's version they are as of: each poll asks only
+  // for what changed since
+  const listed = new Map();
+  let version = null;
+  let polls = Promise.resolve();
   let selected = null;
   let canDecide = false;
   let decisionsOff = null;
@@ -68,26 +74,73 @@
         'and enable the console (mantle.hooks.console.enabled=true).');
     }
     if (!response.ok) {
-      throw new Error('The endpoint answered ' + response.status + '.');
+      const error = new Error('The endpoint answered ' + response.status + '.');
+      error.status = response.status;
+      throw error;
     }
     return response.json();
   }
 
-  async function loadTurns() {
+  // One poll at a time, in order: an answer merged after a later one would bring back
+  // older states of its turns. (A poll never fails: it says what went wrong in the
+  // status line.)
+  function loadTurns() {
+    polls = polls.then(poll);
+    return polls;
+  }
+
+  // The whole list, as when the page loads.
+  function reloadTurns() {
+    polls = polls.then(() => {
+      version = null;
+      return poll();
+    });
+    return polls;
+  }
+
+  async function poll() {
     try {
-      const data = await getJson(endpoint + '/turns');
+      const data = await getJson(endpoint + '/turns' +
+        (version !== null ? '?changedSince=' + encodeURIComponent(version) : ''));
       canDecide = data.canDecide;
       decisionsOff = data.decisionsOff || null;
       addAgents(data.agents || []);
-      renderTurns(data.turns);
-      status.textContent = data.turns.length + ' turns' + (data.includeText ? '' : ' · texts hidden') +
+      const changed = merge(data);
+      version = data.version;
+      if (changed) {
+        renderTurns();
+      }
+      status.textContent = listed.size + ' turns' + (data.includeText ? '' : ' · texts hidden') +
         (decisionsOff === 'endpoint_read_only' ? ' · read-only' : '');
     } catch (e) {
+      // a version the endpoint does not take (it was upgraded, say): the whole list next
+      if (e.status === 400) {
+        version = null;
+      }
       status.textContent = e.message;
     }
   }
 
-  function renderTurns(turns) {
+  // Merge an answer into the turns listed: the whole list replaces them; changes replace
+  // the turns they hold (a running turn that finished, a late observer's row) and drop
+  // the turns that left the list. Returns whether anything is to be drawn anew.
+  function merge(data) {
+    if (data.complete) {
+      listed.clear();
+    }
+    (data.removed || []).forEach((id) => listed.delete(id));
+    data.turns.forEach((turn) => listed.set(turn.id, turn));
+    return data.complete || data.turns.length > 0 || (data.removed || []).length > 0;
+  }
+
+  // The turns listed, newest first.
+  function listedTurns() {
+    return Array.from(listed.values()).sort((a, b) => Date.parse(b.start) - Date.parse(a.start) ||
+      (b.id > a.id) - (b.id < a.id));
+  }
+
+  function renderTurns() {
+    const turns = listedTurns();
     addAgents(turns.map((turn) => turn.agent));
     const wanted = filter.value;
     const agent = agentFilter.value;
@@ -626,9 +679,10 @@
   } else {
     window.addEventListener('resize', () => placeTimings(waterfallElement));
   }
-  filter.addEventListener('change', loadTurns);
-  agentFilter.addEventListener('change', loadTurns);
-  document.getElementById('refresh').addEventListener('click', loadTurns);
+  // the filters apply to the turns listed: nothing to fetch
+  filter.addEventListener('change', renderTurns);
+  agentFilter.addEventListener('change', renderTurns);
+  document.getElementById('refresh').addEventListener('click', reloadTurns);
   window.addEventListener('hashchange', selectFromLink);
   loadTurns();
   selectFromLink();

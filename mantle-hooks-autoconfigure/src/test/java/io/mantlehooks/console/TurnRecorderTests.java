@@ -199,6 +199,72 @@ class TurnRecorderTests {
 	}
 
 	@Test
+	void aPollGetsTheTurnsNewOrChangedSinceItsVersionAndEveryRunningTurn() {
+		TurnRecorder recorder = new TurnRecorder(10, false, Clock.systemUTC());
+		stop(recorder, turn(recorder, "t-old"), "completed");
+		TurnRecorder.Changes whole = recorder.changes(null);
+		assertThat(whole.complete()).isTrue();
+		assertThat(whole.turns()).extracting(RecordedTurn::id).containsExactly("t-old");
+
+		TurnObservationContext running = turn(recorder, "t-new");
+		TurnRecorder.Changes started = recorder.changes(whole.version());
+		assertThat(started.complete()).isFalse();
+		assertThat(started.turns()).extracting(RecordedTurn::id).containsExactly("t-new");
+		// still running: sent again, its duration grows
+		assertThat(recorder.changes(started.version()).turns()).extracting(RecordedTurn::id).containsExactly("t-new");
+		stop(recorder, running, "completed");
+		TurnRecorder.Changes finished = recorder.changes(started.version());
+		assertThat(finished.turns()).singleElement().satisfies((turn) -> {
+			assertThat(turn.id()).isEqualTo("t-new");
+			assertThat(turn.outcome()).isEqualTo("completed");
+		});
+		TurnRecorder.Changes unchanged = recorder.changes(finished.version());
+		assertThat(unchanged.turns()).isEmpty();
+		assertThat(unchanged.removed()).isEmpty();
+		assertThat(unchanged.version()).isEqualTo(finished.version());
+		// an observer that reports after its turn ended changes the turn
+		hook(recorder, "t-old", "hooks.late", "observe", "proceeded", null, null);
+		assertThat(recorder.changes(unchanged.version()).turns()).extracting(RecordedTurn::id).containsExactly("t-old");
+	}
+
+	@Test
+	void aPollNamesTheTurnsThatLeftTheListOrGetsTheWholeListWhenItIsTooFarBehind() {
+		TurnRecorder recorder = new TurnRecorder(2, false, Clock.systemUTC());
+		stop(recorder, turn(recorder, "t-a"), "completed");
+		String before = recorder.changes(null).version();
+		stop(recorder, turn(recorder, "t-b"), "completed");
+		stop(recorder, turn(recorder, "t-c"), "completed");
+		TurnRecorder.Changes changes = recorder.changes(before);
+		assertThat(changes.complete()).isFalse();
+		assertThat(changes.turns()).extracting(RecordedTurn::id).containsExactly("t-c", "t-b");
+		assertThat(changes.removed()).containsExactly("t-a");
+		// more turns left than the recorder remembers: the whole list
+		for (String id : new String[] { "t-d", "t-e", "t-f" }) {
+			stop(recorder, turn(recorder, id), "completed");
+		}
+		TurnRecorder.Changes behind = recorder.changes(changes.version());
+		assertThat(behind.complete()).isTrue();
+		assertThat(behind.turns()).extracting(RecordedTurn::id).containsExactly("t-f", "t-e");
+		assertThat(behind.removed()).isEmpty();
+	}
+
+	@Test
+	void aVersionOfAnotherRecorderGetsTheWholeListAndNoVersionIsRefused() {
+		TurnRecorder recorder = new TurnRecorder(10, false, Clock.systemUTC());
+		stop(recorder, turn(recorder, "t-a"), "completed");
+		String other = new TurnRecorder(10, false, Clock.systemUTC()).changes(null).version();
+		assertThat(recorder.changes(other).complete()).isTrue();
+		String version = recorder.changes(null).version();
+		String epoch = version.substring(0, version.indexOf('.'));
+		for (String bad : new String[] { "", "42", "x", epoch + ".", epoch + ".-1", epoch + ".9", "." + version,
+				version + "0" }) {
+			assertThatIllegalArgumentException().as(bad)
+				.isThrownBy(() -> recorder.changes(bad))
+				.withMessageContaining("send the 'version' of an earlier answer");
+		}
+	}
+
+	@Test
 	void aRunningTurnSaysSoAndBadSettingsAreRefused() {
 		TurnRecorder recorder = new TurnRecorder(1, false, Clock.systemUTC());
 		turn(recorder, "t-run");
