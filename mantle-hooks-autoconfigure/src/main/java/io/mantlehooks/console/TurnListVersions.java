@@ -118,7 +118,7 @@ final class TurnListVersions {
 		long number = Long.parseLong(matcher.group(2));
 		if (number > current) {
 			throw new IllegalArgumentException("A version newer than the turn list's, which is " + format(current)
-					+ ": send the 'version' of an " + "earlier answer");
+					+ ": send the 'version' of an earlier answer");
 		}
 		return number;
 	}
