@@ -54,9 +54,9 @@ public record ModelRequestPayload(List<Message> messages, ModelSettings modelSet
 	}
 
 	/**
-	 * Return a copy whose messages are new copies, frozen again. The engine no longer
-	 * needs it: a payload's messages are frozen, so every hook shares them and none can
-	 * change them in place. Kept for code that called it.
+	 * Return a copy whose messages are new copies, frozen again. The engine does not need
+	 * it: a payload's messages are frozen, so every hook shares them and none can change
+	 * them in place. Kept for code that calls it.
 	 * @return the new payload
 	 */
 	public ModelRequestPayload withCopiedMessages() {

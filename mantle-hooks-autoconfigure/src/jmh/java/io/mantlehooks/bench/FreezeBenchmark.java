@@ -28,8 +28,8 @@ import org.springframework.ai.chat.messages.UserMessage;
  * What a model request's history costs the hooks, on one thread, without a turn around
  * it: {@code freeze} is what a turn pays once (the first model call), {@code
  * freezeAgain} what each further model call of the turn pays for the same history,
- * {@code copyEach} what every hook invocation paid before issue 21 (a Spring AI
- * {@code copy()} per message).
+ * {@code copyEach} what every hook invocation would pay if each got its own copy (a
+ * Spring AI {@code copy()} per message).
  * <p>
  * {@code mvn -B -ntp -Pbenchmarks -pl mantle-hooks-autoconfigure -am verify -DskipTests
  * -Djmh.args="FreezeBenchmark -prof gc"}

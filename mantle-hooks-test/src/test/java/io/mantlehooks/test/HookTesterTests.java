@@ -311,7 +311,7 @@ class HookTesterTests {
 
 	}
 
-	/** The README's sentence hook ("Streaming guardrails"). */
+	/** The sentence hook of the streaming guide (docs/streaming.md). */
 	static class HouseStyleHooks {
 
 		static final Pattern AMOUNTS = Pattern.compile("(\\d+) EUR");

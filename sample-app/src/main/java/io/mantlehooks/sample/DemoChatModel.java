@@ -27,7 +27,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * An offline, deterministic stand-in for a real chat model, so the demo needs no key and
- * no network. It decides from the user's words (see the README for the phrases):
+ * no network. It decides from the user's words (see docs/sample.md for the phrases):
  * <ul>
  * <li>"status of order 42" calls {@code orderStatus}; "refund 30 EUR for order 42" calls
  * {@code refund}; "refund 30 for order 42 and 5000 for order 43" calls it twice in one

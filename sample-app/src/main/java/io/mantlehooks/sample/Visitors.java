@@ -18,7 +18,7 @@ import org.springframework.web.util.WebUtils;
  * other visitor can write in it, decide its approvals or read its transcript through the
  * chat API. The turn console ({@code /actuator/mantlehooks}, {@code /mantle-console}) is
  * an operator's view of every conversation, texts included: the sample exposes it without
- * a login for the demo; a real application secures it (README, "Turn console").
+ * a login for the demo; a real application secures it (docs/console.md, "Securing it").
  * <p>
  * The session id itself is not used as the sender id: sender ids are written to the
  * transcript, logs and the turn console, and a session id is a credential.

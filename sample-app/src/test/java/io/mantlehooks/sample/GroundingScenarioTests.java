@@ -24,9 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample with its {@code grounding} profile, as the README's second scenario starts
- * it: a guessed answer goes back to the model, and, since that model-response hook needs
- * whole completions, a streamed reply reaches the page in one piece.
+ * The sample with its {@code grounding} profile, as docs/sample.md's second scenario
+ * starts it: a guessed answer goes back to the model, and, since that model-response hook
+ * needs whole completions, a streamed reply reaches the page in one piece.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @ActiveProfiles("grounding")

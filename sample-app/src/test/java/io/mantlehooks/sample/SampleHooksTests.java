@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The sample's hooks as unit tests with the test kit: no Spring context, real runner
- * semantics. The README's test-kit example is this class.
+ * semantics. The test-kit example of docs/testing.md is this class.
  */
 class SampleHooksTests {
 

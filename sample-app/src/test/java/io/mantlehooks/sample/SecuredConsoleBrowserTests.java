@@ -28,11 +28,11 @@ import org.springframework.test.context.ActiveProfiles;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample's console behind Spring Security, as the README shows it: the console and
- * Actuator need an operator's login, CSRF protection is on, and Approve works from the
- * page in headless Chromium. A {@code POST} that carries the operator's session but not
- * the token is refused and runs nothing. The operator who approved is named in the log
- * and the transcript. Subclasses choose where Spring Security keeps the token.
+ * The sample's console behind Spring Security, as docs/console.md shows it: the console
+ * and Actuator need an operator's login, CSRF protection is on, and Approve works from
+ * the page in headless Chromium. A {@code POST} that carries the operator's session but
+ * not the token is refused and runs nothing. The operator who approved is named in the
+ * log and the transcript. Subclasses choose where Spring Security keeps the token.
  */
 @ActiveProfiles("console-decisions")
 @ExtendWith(OutputCaptureExtension.class)
@@ -42,8 +42,8 @@ abstract class SecuredConsoleBrowserTests extends BrowserTests {
 	private TranscriptStore transcript;
 
 	/**
-	 * The README's filter chain: only the console, Actuator and the login page, so the
-	 * shop's own pages and API stay as they are.
+	 * The filter chain of docs/console.md: only the console, Actuator and the login page,
+	 * so the shop's own pages and API stay as they are.
 	 */
 	static SecurityFilterChain operatorsOnly(HttpSecurity http, Customizer<CsrfConfigurer<HttpSecurity>> csrf) {
 		return http.securityMatcher("/mantle-console/**", "/actuator/**", "/login")

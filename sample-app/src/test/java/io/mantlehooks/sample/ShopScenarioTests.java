@@ -46,9 +46,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample's scenarios over HTTP, as the README lists them: the app runs on a random
- * port with the offline demo model, and each test talks to it as the chat page or an API
- * client would.
+ * The sample's scenarios over HTTP, as docs/sample.md lists them: the app runs on a
+ * random port with the offline demo model, and each test talks to it as the chat page or
+ * an API client would.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @ExtendWith(OutputCaptureExtension.class)
