@@ -31,7 +31,7 @@
   // Why the page shows no Approve / Deny buttons, by the endpoint's decisionsOff.
   const DECISIONS_OFF = {
     endpoint_read_only: 'Decisions are off: the mantlehooks endpoint is read-only. To approve or deny here, set ' +
-      'management.endpoint.mantlehooks.access=unrestricted, and protect the endpoint (see the README).',
+      'management.endpoint.mantlehooks.access=unrestricted, and protect the endpoint (see docs/console.md, "Decisions").',
     no_resumer: 'Define an ApprovalResumer bean to approve from here.'
   };
 
@@ -652,7 +652,7 @@
 
   function refusal(status) {
     if (status === 403) {
-      return ' (refused: sign in with a role allowed to decide, and see the README on CSRF)';
+      return ' (refused: sign in with a role allowed to decide, and see docs/console.md, "Securing it", on CSRF)';
     }
     if (status === 405) {
       return ' (decisions are off: the mantlehooks endpoint is read-only)';
