@@ -57,7 +57,7 @@ class BomTests {
 	@Test
 	void hasTheParentsCoordinatesAndNoParent() {
 		assertThat(child(this.bom, "parent")).as("a parent would be imported with the BOM").isNull();
-		assertThat(child(this.bom, "build")).isNull();
+		assertThat(child(this.bom, "dependencies")).isNull();
 		assertThat(text(this.bom, "groupId")).isEqualTo(text(this.parent, "groupId"));
 		assertThat(text(this.bom, "version")).isEqualTo(text(this.parent, "version"));
 		assertThat(text(this.bom, "packaging")).isEqualTo("pom");
