@@ -627,7 +627,7 @@ public class MantleHooksProperties {
 	}
 
 	/**
-	 * The database tables of the transcript and of paused approvals.
+	 * Outgoing-text hooks that see a streamed reply sentence by sentence.
 	 */
 	public static class Streaming {
 
@@ -650,6 +650,9 @@ public class MantleHooksProperties {
 
 	}
 
+	/**
+	 * The database tables of the transcript and of paused approvals.
+	 */
 	public static class Jdbc {
 
 		/**
