@@ -4,6 +4,9 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
+import org.springframework.ai.chat.client.advisor.api.Advisor;
+import org.springframework.core.Ordered;
 import org.springframework.util.Assert;
 
 /**
@@ -108,6 +111,25 @@ public final class MantleHooks {
 	 * the model as the declined calls' result.
 	 */
 	public static final int MAX_DENY_REASON_LENGTH = 1_000;
+
+	/**
+	 * The order of the advisor that opens and closes a turn: outside chat memory
+	 * ({@link Advisor#DEFAULT_CHAT_MEMORY_PRECEDENCE_ORDER}), so memory sees the turn's
+	 * rewritten messages. Order an advisor of your own against it.
+	 */
+	public static final int TURN_ADVISOR_ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
+
+	/**
+	 * The order of the advisor that runs the tool loop: the default order of Spring AI's
+	 * {@link ToolCallingAdvisor}, inside chat memory and outside retrieval.
+	 */
+	public static final int TOOL_LOOP_ADVISOR_ORDER = ToolCallingAdvisor.DEFAULT_ORDER;
+
+	/**
+	 * The order of the advisor around each model call: just inside Spring AI's model
+	 * advisors, which sit at {@link Ordered#LOWEST_PRECEDENCE}.
+	 */
+	public static final int MODEL_CALL_ADVISOR_ORDER = Ordered.LOWEST_PRECEDENCE - 1;
 
 	private MantleHooks() {
 	}

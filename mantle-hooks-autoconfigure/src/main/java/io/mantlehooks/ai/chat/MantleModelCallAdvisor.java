@@ -2,6 +2,7 @@ package io.mantlehooks.ai.chat;
 
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ai.chat.ModelCallStage.Prepared;
 import io.mantlehooks.ai.turn.CurrentTurnPropagation;
 import io.mantlehooks.ai.turn.Steps;
@@ -15,7 +16,6 @@ import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
-import org.springframework.core.Ordered;
 
 /**
  * The last advisor before the provider: runs the model-request hooks on the final prompt
@@ -24,13 +24,10 @@ import org.springframework.core.Ordered;
  * upward, in the response context, when a hook asked for another try or failed closed;
  * the tool loop decides what happens next.
  */
-public final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor {
+final class MantleModelCallAdvisor implements CallAdvisor, StreamAdvisor {
 
-	/**
-	 * Just inside Spring AI's model advisors, which sit at
-	 * {@link Ordered#LOWEST_PRECEDENCE}.
-	 */
-	public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 1;
+	/** {@link MantleHooks#MODEL_CALL_ADVISOR_ORDER}. */
+	static final int ORDER = MantleHooks.MODEL_CALL_ADVISOR_ORDER;
 
 	private final ModelCallStage stage;
 

@@ -3,6 +3,7 @@ package io.mantlehooks.ai.chat;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ai.chat.ToolAdvisorTakeOver.Tools;
 import io.mantlehooks.ai.chat.TurnLoop.Decision;
 import io.mantlehooks.ai.chat.TurnLoop.State;
@@ -33,10 +34,10 @@ import org.springframework.ai.model.tool.ToolCallingManager;
  * is taken over: its manager runs the tools and it stays out of the model calls
  * ({@link ToolAdvisorTakeOver}).
  */
-public final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor {
+final class MantleToolLoopAdvisor implements CallAdvisor, StreamAdvisor {
 
-	/** The default order of Spring AI's tool advisor: inside memory, outside RAG. */
-	public static final int ORDER = ToolCallingAdvisor.DEFAULT_ORDER;
+	/** {@link MantleHooks#TOOL_LOOP_ADVISOR_ORDER}. */
+	static final int ORDER = MantleHooks.TOOL_LOOP_ADVISOR_ORDER;
 
 	private final TurnLoop loop;
 

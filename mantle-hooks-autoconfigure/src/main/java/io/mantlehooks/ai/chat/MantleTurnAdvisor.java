@@ -3,6 +3,7 @@ package io.mantlehooks.ai.chat;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 
+import io.mantlehooks.MantleHooks;
 import io.mantlehooks.TurnStatus;
 import io.mantlehooks.ai.chat.IncomingMessageStage.Start;
 import io.mantlehooks.ai.turn.CurrentTurn;
@@ -20,12 +21,10 @@ import reactor.core.scheduler.Schedulers;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
-import org.springframework.ai.chat.client.advisor.api.Advisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
 import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
-import org.springframework.core.Ordered;
 
 /**
  * The outermost hook advisor, owner of the turn: it creates the turn's identity and
@@ -45,10 +44,10 @@ import org.springframework.core.Ordered;
  * here only drive it, blocking for {@code .call()} and as Reactor signals for
  * {@code .stream()}.
  */
-public final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
+final class MantleTurnAdvisor implements CallAdvisor, StreamAdvisor {
 
-	/** Outside chat memory ({@link Advisor#DEFAULT_CHAT_MEMORY_PRECEDENCE_ORDER}). */
-	public static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
+	/** {@link MantleHooks#TURN_ADVISOR_ORDER}. */
+	static final int ORDER = MantleHooks.TURN_ADVISOR_ORDER;
 
 	private final TurnRun.Edge edge;
 

@@ -13,7 +13,7 @@ import org.springframework.ai.chat.observation.ChatModelObservationContext;
  * beans. {@link UnhookedCallCoverageCheck} adds it to that registry once the context is
  * up, or says that there is none.
  */
-public final class UnhookedCallObservationHandler implements ObservationHandler<ChatModelObservationContext> {
+final class UnhookedCallObservationHandler implements ObservationHandler<ChatModelObservationContext> {
 
 	private final UnhookedCallDetector detector;
 
@@ -21,7 +21,7 @@ public final class UnhookedCallObservationHandler implements ObservationHandler<
 	 * Create the handler.
 	 * @param detector what decides about unhooked calls
 	 */
-	public UnhookedCallObservationHandler(UnhookedCallDetector detector) {
+	UnhookedCallObservationHandler(UnhookedCallDetector detector) {
 		this.detector = detector;
 	}
 
