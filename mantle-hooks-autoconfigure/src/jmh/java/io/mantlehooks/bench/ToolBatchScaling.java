@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;
@@ -13,7 +14,6 @@ import io.mantlehooks.annotation.ModifyToolCall;
 import io.mantlehooks.annotation.ModifyToolResult;
 import io.mantlehooks.annotation.OnToolCall;
 import io.mantlehooks.runtime.HookMethod;
-import io.mantlehooks.runtime.HookOutcome;
 import io.mantlehooks.runtime.HookRegistry;
 import reactor.core.publisher.Flux;
 

@@ -2,8 +2,8 @@ package io.mantlehooks.autoconfigure;
 
 import java.util.stream.Collectors;
 
-import io.mantlehooks.runtime.HookDefinitionException;
-import io.mantlehooks.runtime.HookProblem;
+import io.mantlehooks.HookDefinitionException;
+import io.mantlehooks.HookProblem;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.mantlehooks.HookPoint;
-import io.mantlehooks.ai.model.UnhookedCallPolicy;
+import io.mantlehooks.UnhookedCallPolicy;
 import io.mantlehooks.runtime.guard.CircuitBreakerSettings;
 import org.jspecify.annotations.Nullable;
 

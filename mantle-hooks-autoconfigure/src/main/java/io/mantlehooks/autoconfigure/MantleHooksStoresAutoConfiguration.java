@@ -7,12 +7,12 @@ import javax.sql.DataSource;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
+import io.mantlehooks.HookDefinitionException;
+import io.mantlehooks.HookProblem;
 import io.mantlehooks.approval.ApprovalStore;
 import io.mantlehooks.approval.InMemoryApprovalStore;
 import io.mantlehooks.approval.JdbcApprovalStore;
 import io.mantlehooks.approval.ToolApprovalPolicy;
-import io.mantlehooks.runtime.HookDefinitionException;
-import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.execution.HookRunner;
 import io.mantlehooks.transcript.InMemoryTranscriptStore;
 import io.mantlehooks.transcript.JdbcTranscriptStore;

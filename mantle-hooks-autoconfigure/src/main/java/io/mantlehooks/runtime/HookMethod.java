@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.timelimiter.TimeLimiter;
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.annotation.StreamMode;
 import org.jspecify.annotations.Nullable;

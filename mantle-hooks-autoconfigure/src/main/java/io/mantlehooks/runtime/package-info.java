@@ -4,11 +4,11 @@
  * they run for, and what an invocation comes to (outcomes, results, failures). Finding
  * and validating hooks is {@code runtime.discovery}, running them
  * {@code runtime.execution}, their Resilience4j guards {@code runtime.guard}. Its public
- * types serve the {@code ai} packages, the auto-configuration and the test kit;
- * applications meet only {@link io.mantlehooks.runtime.HookDefinitionException} (a
+ * types serve the {@code ai} packages, the auto-configuration and the test kit. What
+ * applications meet of it is API: {@link io.mantlehooks.HookDefinitionException} (a
  * startup failure) and, through the test kit's {@code HookResult},
- * {@link io.mantlehooks.runtime.ModifyResult}, {@link io.mantlehooks.runtime.HookOutcome}
- * and {@link io.mantlehooks.runtime.HookFailure}.
+ * {@link io.mantlehooks.ModifyResult}, {@link io.mantlehooks.HookOutcome} and
+ * {@link io.mantlehooks.HookFailure}.
  */
 @NullMarked
 package io.mantlehooks.runtime;

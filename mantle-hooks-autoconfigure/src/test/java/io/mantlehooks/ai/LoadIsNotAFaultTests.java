@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.mantlehooks.Callers;
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
@@ -28,7 +29,6 @@ import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.ModifyToolResult;
 import io.mantlehooks.annotation.OnModelResponse;
 import io.mantlehooks.runtime.HookMethod;
-import io.mantlehooks.runtime.HookOutcome;
 import io.mantlehooks.runtime.HookRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -8,12 +8,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.StreamMode;
 import io.mantlehooks.runtime.HookMethod;
-import io.mantlehooks.runtime.HookOutcome;
 import io.mantlehooks.runtime.HookRegistry;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;

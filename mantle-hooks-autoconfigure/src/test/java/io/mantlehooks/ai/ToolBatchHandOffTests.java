@@ -14,6 +14,7 @@ import java.util.function.UnaryOperator;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.mantlehooks.Callers;
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.RetryModel;
@@ -25,7 +26,6 @@ import io.mantlehooks.annotation.ModifyToolResult;
 import io.mantlehooks.annotation.OnToolCall;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.mantlehooks.runtime.HookMethod;
-import io.mantlehooks.runtime.HookOutcome;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;

@@ -7,13 +7,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.UnaryOperator;
 
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.Stalls;
 import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.annotation.ModifyToolResult;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.mantlehooks.runtime.HookMethod;
-import io.mantlehooks.runtime.HookOutcome;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.execution.HookRunner;
 import io.mantlehooks.test.LoopbackOpenAiServer;

@@ -1,6 +1,6 @@
 package io.mantlehooks.ai;
 
-import io.mantlehooks.ai.model.UnhookedModelCallException;
+import io.mantlehooks.UnhookedModelCallException;
 import io.mantlehooks.test.LoopbackOpenAiServer;
 import io.mantlehooks.test.LoopbackOpenAiServer.Reply;
 import io.mantlehooks.test.ScriptedChatModel;

@@ -4,11 +4,13 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.mantlehooks.HookDefinitionException;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.MantleHooks;
 import io.mantlehooks.ModelRequestPayload;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.ai.KeywordEmbeddingModel;
 import io.mantlehooks.ai.knowledge.KnowledgeBeanPostProcessor;
@@ -17,11 +19,9 @@ import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelRequest;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnModelRequest;
-import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookScope;
-import io.mantlehooks.runtime.ModifyResult;
 import io.mantlehooks.runtime.execution.HookRunner;
 import org.junit.jupiter.api.Test;
 

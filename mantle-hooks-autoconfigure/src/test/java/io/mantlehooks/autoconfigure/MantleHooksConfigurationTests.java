@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import com.jayway.jsonpath.JsonPath;
+import io.mantlehooks.HookDefinitionException;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelResponsePayload;
@@ -18,7 +19,6 @@ import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.annotation.OnOutgoingText;
-import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.execution.HookRunner;

@@ -16,6 +16,7 @@ import io.mantlehooks.KnowledgeResultsPayload;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelResponsePayload;
 import io.mantlehooks.ModelSettings;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.ToolResultPayload;

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.TurnStartedPayload;
 import io.mantlehooks.annotation.OnTurnStarted;

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.mantlehooks.IncomingMessagePayload;
-import io.mantlehooks.ai.model.UnhookedModelCallException;
+import io.mantlehooks.UnhookedModelCallException;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.observation.TurnObservationContext;
 import io.mantlehooks.test.LoopbackOpenAiServer;

@@ -3,10 +3,10 @@ package io.mantlehooks.test;
 import java.util.Objects;
 import java.util.function.Consumer;
 
+import io.mantlehooks.HookFailure;
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.ToolCallPayload;
-import io.mantlehooks.runtime.HookFailure;
-import io.mantlehooks.runtime.HookOutcome;
 import org.assertj.core.api.AbstractAssert;
 import org.jspecify.annotations.Nullable;
 

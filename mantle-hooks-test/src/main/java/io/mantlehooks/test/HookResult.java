@@ -2,14 +2,14 @@ package io.mantlehooks.test;
 
 import java.util.Map;
 
+import io.mantlehooks.HookFailure;
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.HookSignal;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.RetryModel;
-import io.mantlehooks.runtime.HookFailure;
-import io.mantlehooks.runtime.HookOutcome;
-import io.mantlehooks.runtime.ModifyResult;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -13,15 +13,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.mantlehooks.AgentNames;
+import io.mantlehooks.HookDefinitionException;
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.MantleHooks;
-import io.mantlehooks.runtime.HookDefinitionException;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.runtime.HookMethod;
-import io.mantlehooks.runtime.HookOutcome;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookScope;
-import io.mantlehooks.runtime.ModifyResult;
 import io.mantlehooks.runtime.discovery.HookMethodProcessor;
 import io.mantlehooks.runtime.discovery.HookTimeouts;
 import io.mantlehooks.runtime.execution.HookRunner;
@@ -117,8 +117,8 @@ public final class HookTester implements AutoCloseable {
 	/**
 	 * Discover the hooks of these beans with default timeouts. Each bean is named as
 	 * Spring would name a component of its class ({@code SupportHooks} →
-	 * {@code supportHooks}), which is the name in
-	 * {@link io.mantlehooks.runtime.HookFailure}s and timeout keys.
+	 * {@code supportHooks}), which is the name in {@link io.mantlehooks.HookFailure}s and
+	 * timeout keys.
 	 * @param beans objects with hook methods
 	 * @return a tester
 	 * @throws HookDefinitionException when a hook method is invalid, as at startup

@@ -3,6 +3,8 @@ package io.mantlehooks.test;
 import java.time.Duration;
 import java.util.Map;
 
+import io.mantlehooks.HookFailure;
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
 import io.mantlehooks.ModelResponsePayload;
@@ -12,8 +14,6 @@ import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyModelResponse;
 import io.mantlehooks.annotation.ModifyToolResult;
 import io.mantlehooks.annotation.OnIncomingMessage;
-import io.mantlehooks.runtime.HookFailure;
-import io.mantlehooks.runtime.HookOutcome;
 import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 

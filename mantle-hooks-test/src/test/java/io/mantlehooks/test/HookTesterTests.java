@@ -10,6 +10,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import io.mantlehooks.Channel;
+import io.mantlehooks.HookDefinitionException;
+import io.mantlehooks.HookFailure;
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
@@ -39,9 +42,6 @@ import io.mantlehooks.annotation.OnToolCall;
 import io.mantlehooks.annotation.OnTurnFinished;
 import io.mantlehooks.annotation.OnTurnStarted;
 import io.mantlehooks.annotation.StreamMode;
-import io.mantlehooks.runtime.HookDefinitionException;
-import io.mantlehooks.runtime.HookFailure;
-import io.mantlehooks.runtime.HookOutcome;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.messages.Message;

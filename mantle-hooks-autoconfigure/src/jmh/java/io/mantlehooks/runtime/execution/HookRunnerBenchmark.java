@@ -19,7 +19,6 @@ import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookScope;
 import io.mantlehooks.runtime.TimeoutSource;
-import io.mantlehooks.runtime.execution.HookRunner;
 import io.mantlehooks.runtime.guard.HookGuards;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -8,11 +8,11 @@ import java.util.Map;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.ai.turn.HookSteps;
 import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.HookResponses;
-import io.mantlehooks.runtime.ModifyResult;
 import io.mantlehooks.runtime.execution.HookRunner;
 import org.jspecify.annotations.Nullable;
 

@@ -8,13 +8,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
+import io.mantlehooks.HookDefinitionException;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.HookProblem;
 import io.mantlehooks.ai.approval.ToolApprovals;
 import io.mantlehooks.ai.tool.ToolBatch;
 import io.mantlehooks.observation.TurnObservationConvention;
-import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookMethod;
-import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.execution.HookRunner;

@@ -2,6 +2,7 @@ package io.mantlehooks.ai.chat;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.ai.turn.HookSteps;
 import io.mantlehooks.ai.turn.Step;
@@ -9,7 +10,6 @@ import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.annotation.StreamMode;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookResponses;
-import io.mantlehooks.runtime.ModifyResult;
 import io.mantlehooks.runtime.execution.HookRunner;
 import org.jspecify.annotations.Nullable;
 

@@ -10,11 +10,11 @@ import java.util.function.Function;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.KnowledgeQueryPayload;
 import io.mantlehooks.KnowledgeResultsPayload;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.Passage;
 import io.mantlehooks.ai.turn.Turn;
 import io.mantlehooks.runtime.CallerContext;
 import io.mantlehooks.runtime.HookScope;
-import io.mantlehooks.runtime.ModifyResult;
 import io.mantlehooks.runtime.execution.HookRunner;
 import org.jspecify.annotations.Nullable;
 

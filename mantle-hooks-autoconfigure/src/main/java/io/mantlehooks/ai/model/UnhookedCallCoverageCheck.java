@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.UnhookedCallPolicy;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

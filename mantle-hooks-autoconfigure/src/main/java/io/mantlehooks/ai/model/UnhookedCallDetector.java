@@ -5,6 +5,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import io.mantlehooks.UnhookedCallPolicy;
+import io.mantlehooks.UnhookedModelCallException;
 import io.mantlehooks.ai.turn.CurrentTurn;
 import io.mantlehooks.runtime.HookRegistry;
 import org.apache.commons.logging.Log;

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.ToolResultPayload;
 import io.mantlehooks.ai.turn.Turn;
-import io.mantlehooks.runtime.ModifyResult;
 import io.mantlehooks.runtime.execution.HookRunner;
 import org.jspecify.annotations.Nullable;
 

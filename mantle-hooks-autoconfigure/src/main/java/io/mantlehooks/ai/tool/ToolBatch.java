@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.PayloadTooDeepException;
 import io.mantlehooks.RetryModel;
 import io.mantlehooks.ToolCallPayload;
@@ -18,7 +19,6 @@ import io.mantlehooks.ai.turn.CurrentTurn;
 import io.mantlehooks.ai.turn.Step;
 import io.mantlehooks.ai.turn.ToolArguments;
 import io.mantlehooks.ai.turn.Turn;
-import io.mantlehooks.runtime.ModifyResult;
 import io.mantlehooks.runtime.execution.HookRunner;
 import org.jspecify.annotations.Nullable;
 

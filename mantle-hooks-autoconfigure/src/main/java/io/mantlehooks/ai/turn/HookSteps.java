@@ -2,7 +2,7 @@ package io.mantlehooks.ai.turn;
 
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
-import io.mantlehooks.runtime.ModifyResult;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.runtime.execution.HookRunner;
 
 /**

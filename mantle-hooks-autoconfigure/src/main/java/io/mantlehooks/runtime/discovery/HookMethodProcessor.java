@@ -18,14 +18,14 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.mantlehooks.AgentNames;
+import io.mantlehooks.HookDefinitionException;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.HookProblem;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.annotation.ForAgent;
 import io.mantlehooks.annotation.StreamMode;
-import io.mantlehooks.runtime.HookDefinitionException;
 import io.mantlehooks.runtime.HookLane;
 import io.mantlehooks.runtime.HookMethod;
-import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookResponses;
 import io.mantlehooks.runtime.guard.HookGuards;

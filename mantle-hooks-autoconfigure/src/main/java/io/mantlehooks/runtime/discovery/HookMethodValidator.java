@@ -12,9 +12,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.stream.Collectors;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.HookProblem;
 import io.mantlehooks.HookSignal;
 import io.mantlehooks.runtime.HookLane;
-import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.InvocationStyle;
 import org.jspecify.annotations.Nullable;
 

@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.Set;
 
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.HookProblem;
 import io.mantlehooks.runtime.ConfigurationKeys;
 import io.mantlehooks.runtime.HookLane;
-import io.mantlehooks.runtime.HookProblem;
 import io.mantlehooks.runtime.TimeoutSource;
 import org.jspecify.annotations.Nullable;
 

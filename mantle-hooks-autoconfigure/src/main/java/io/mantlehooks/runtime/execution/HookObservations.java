@@ -2,13 +2,13 @@ package io.mantlehooks.runtime.execution;
 
 import java.time.Duration;
 
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.observation.DefaultHookObservationConvention;
 import io.mantlehooks.observation.HookObservationContext;
 import io.mantlehooks.observation.HookObservationConvention;
 import io.mantlehooks.observation.HookObservationDocumentation;
 import io.mantlehooks.runtime.HookLane;
 import io.mantlehooks.runtime.HookMethod;
-import io.mantlehooks.runtime.HookOutcome;
 import io.mantlehooks.runtime.HookScope;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;

@@ -8,15 +8,15 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
+import io.mantlehooks.HookFailure;
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.observation.HookObservationConvention;
-import io.mantlehooks.runtime.HookFailure;
 import io.mantlehooks.runtime.HookLane;
 import io.mantlehooks.runtime.HookMethod;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookScope;
-import io.mantlehooks.runtime.ModifyResult;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 

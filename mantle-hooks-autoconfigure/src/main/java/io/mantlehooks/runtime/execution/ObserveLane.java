@@ -6,10 +6,10 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
 
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPayload;
 import io.mantlehooks.HookSignal;
 import io.mantlehooks.runtime.HookMethod;
-import io.mantlehooks.runtime.HookOutcome;
 import io.mantlehooks.runtime.HookScope;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
-import io.mantlehooks.runtime.HookProblem;
+import io.mantlehooks.HookProblem;
 import org.jspecify.annotations.Nullable;
 
 /**

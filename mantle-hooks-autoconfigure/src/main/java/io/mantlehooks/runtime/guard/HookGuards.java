@@ -19,10 +19,10 @@ import io.github.resilience4j.timelimiter.TimeLimiter;
 import io.github.resilience4j.timelimiter.TimeLimiterConfig;
 import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.HookProblem;
 import io.mantlehooks.runtime.ConfigurationKeys;
 import io.mantlehooks.runtime.HookLane;
 import io.mantlehooks.runtime.HookMethod;
-import io.mantlehooks.runtime.HookProblem;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;

@@ -12,14 +12,14 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.mantlehooks.Channel;
+import io.mantlehooks.HookOutcome;
 import io.mantlehooks.HookPoint;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnOutgoingText;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
-import io.mantlehooks.runtime.HookOutcome;
 import io.mantlehooks.runtime.HookScope;
-import io.mantlehooks.runtime.ModifyResult;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -14,10 +14,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.mantlehooks.Channel;
+import io.mantlehooks.HookFailure;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.HookRejection;
 import io.mantlehooks.ModelRequestPayload;
 import io.mantlehooks.ModelSettings;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.OutgoingTextPayload;
 import io.mantlehooks.Stalls;
 import io.mantlehooks.annotation.ModifyModelRequest;
@@ -25,9 +27,7 @@ import io.mantlehooks.annotation.ModifyOutgoingText;
 import io.mantlehooks.annotation.OnModelRequest;
 import io.mantlehooks.annotation.OnOutgoingText;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
-import io.mantlehooks.runtime.HookFailure;
 import io.mantlehooks.runtime.HookScope;
-import io.mantlehooks.runtime.ModifyResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -11,15 +11,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.mantlehooks.Channel;
+import io.mantlehooks.HookFailure;
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.IncomingMessagePayload;
+import io.mantlehooks.ModifyResult;
 import io.mantlehooks.ToolCallPayload;
 import io.mantlehooks.annotation.ModifyIncomingMessage;
 import io.mantlehooks.annotation.ModifyToolCall;
-import io.mantlehooks.runtime.HookFailure;
 import io.mantlehooks.runtime.HookRegistry;
 import io.mantlehooks.runtime.HookScope;
-import io.mantlehooks.runtime.ModifyResult;
 import io.mantlehooks.runtime.discovery.HookMethodProcessor;
 import io.mantlehooks.runtime.discovery.HookTimeouts;
 import io.mantlehooks.runtime.guard.HookGuards;

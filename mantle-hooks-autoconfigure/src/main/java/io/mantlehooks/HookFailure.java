@@ -1,6 +1,5 @@
-package io.mantlehooks.runtime;
+package io.mantlehooks;
 
-import io.mantlehooks.HookPoint;
 import org.jspecify.annotations.Nullable;
 
 /**

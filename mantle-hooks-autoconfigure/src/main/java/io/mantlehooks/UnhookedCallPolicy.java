@@ -1,4 +1,4 @@
-package io.mantlehooks.ai.model;
+package io.mantlehooks;
 
 /**
  * What happens when a {@code ChatModel} is called outside a hooked turn, for example from

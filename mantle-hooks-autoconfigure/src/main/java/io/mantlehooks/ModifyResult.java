@@ -1,8 +1,4 @@
-package io.mantlehooks.runtime;
-
-import io.mantlehooks.HookPayload;
-import io.mantlehooks.HookPoint;
-import io.mantlehooks.HookSignal;
+package io.mantlehooks;
 
 /**
  * What a modify hook decided, as exactly one of: the payload to continue with

@@ -1,4 +1,4 @@
-package io.mantlehooks.ai.model;
+package io.mantlehooks;
 
 /**
  * Thrown, with {@code mantle.hooks.unhooked-calls=fail}, when a {@code ChatModel} is

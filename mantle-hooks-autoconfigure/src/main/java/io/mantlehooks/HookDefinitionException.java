@@ -1,4 +1,4 @@
-package io.mantlehooks.runtime;
+package io.mantlehooks;
 
 import java.util.List;
 import java.util.stream.Collectors;

@@ -1,4 +1,4 @@
-package io.mantlehooks.runtime;
+package io.mantlehooks;
 
 /**
  * One thing wrong with the application's hooks or their configuration, and what to do
