@@ -37,7 +37,7 @@ public final class HookActivity {
 	 * @param context the application context of a Spring Boot test, with the hooks
 	 * auto-configured
 	 * @param atMost how long to wait at most; be generous, tests run on busy machines
-	 * @throws IllegalStateException when the context has no {@link HookRunner}
+	 * @throws IllegalStateException when the context has no mantle-hooks runner
 	 * @throws AssertionError when observers still run after {@code atMost}
 	 */
 	public static void awaitObservers(ApplicationContext context, Duration atMost) {
@@ -50,13 +50,7 @@ public final class HookActivity {
 		awaitObservers(runner, atMost);
 	}
 
-	/**
-	 * Wait until no observer invocation of this runner is in flight.
-	 * @param runner the hook runner
-	 * @param atMost how long to wait at most; be generous, tests run on busy machines
-	 * @throws AssertionError when observers still run after {@code atMost}
-	 */
-	public static void awaitObservers(HookRunner runner, Duration atMost) {
+	private static void awaitObservers(HookRunner runner, Duration atMost) {
 		Assert.notNull(runner, "'runner' must not be null");
 		Assert.isTrue(atMost != null && !atMost.isNegative(), "'atMost' must not be null or negative");
 		long deadline = System.nanoTime() + atMost.toNanos();
