@@ -38,7 +38,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * observations and is wired by it), no package cycles, no Spring AI in the runtime or in
  * the api packages that do not adapt it, and the public types of every package as listed
  * here, so a new public type is a deliberate act. Production classes only: the test kit,
- * whose sources are compiled into these tests, is not imported.
+ * whose sources are compiled into these tests, is not imported; its own rules
+ * ({@code TestKitArchitectureTests}) and the sample's ({@code SampleArchitectureTests})
+ * keep both on the API packages.
  */
 @AnalyzeClasses(packages = "io.mantlehooks",
 		importOptions = { ImportOption.DoNotIncludeTests.class, ArchitectureTests.ProductionOnly.class })
