@@ -99,7 +99,13 @@ public final class MantleHooksAutoConfiguration {
 			return null;
 		}
 		return new CircuitBreakerSettings(breaker.getFailureRateThreshold(), breaker.getMinimumNumberOfCalls(),
-				breaker.getSlidingWindowType(), breaker.getSlidingWindowSize(), breaker.getWaitDurationInOpenState());
+				windowType(breaker.getSlidingWindowType()), breaker.getSlidingWindowSize(),
+				breaker.getWaitDurationInOpenState());
+	}
+
+	private static CircuitBreakerSettings.@Nullable SlidingWindowType windowType(
+			MantleHooksProperties.@Nullable SlidingWindowType type) {
+		return (type != null) ? CircuitBreakerSettings.SlidingWindowType.valueOf(type.name()) : null;
 	}
 
 	private static Map<String, CircuitBreakerSettings> breakerPerHook(MantleHooksProperties properties) {
@@ -110,7 +116,7 @@ public final class MantleHooksAutoConfiguration {
 				.getHook()
 				.forEach((hook, settings) -> perHook.put(hook,
 						defaults.with(settings.getFailureRateThreshold(), settings.getMinimumNumberOfCalls(),
-								settings.getSlidingWindowType(), settings.getSlidingWindowSize(),
+								windowType(settings.getSlidingWindowType()), settings.getSlidingWindowSize(),
 								settings.getWaitDurationInOpenState())));
 		}
 		return perHook;

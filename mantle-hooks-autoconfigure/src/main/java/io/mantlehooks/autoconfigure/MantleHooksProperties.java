@@ -9,7 +9,6 @@ import java.util.Map;
 
 import io.mantlehooks.HookPoint;
 import io.mantlehooks.UnhookedCallPolicy;
-import io.mantlehooks.runtime.guard.CircuitBreakerSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -350,7 +349,7 @@ public class MantleHooksProperties {
 		 * sliding-window-size seconds (time-based) or over the last sliding-window-size
 		 * calls (count-based).
 		 */
-		private CircuitBreakerSettings.SlidingWindowType slidingWindowType = CircuitBreakerSettings.SlidingWindowType.TIME_BASED;
+		private SlidingWindowType slidingWindowType = SlidingWindowType.TIME_BASED;
 
 		/**
 		 * Size of the window the failure rate is computed over: seconds when time-based,
@@ -393,11 +392,11 @@ public class MantleHooksProperties {
 			this.minimumNumberOfCalls = minimumNumberOfCalls;
 		}
 
-		public CircuitBreakerSettings.SlidingWindowType getSlidingWindowType() {
+		public SlidingWindowType getSlidingWindowType() {
 			return this.slidingWindowType;
 		}
 
-		public void setSlidingWindowType(CircuitBreakerSettings.SlidingWindowType slidingWindowType) {
+		public void setSlidingWindowType(SlidingWindowType slidingWindowType) {
 			this.slidingWindowType = slidingWindowType;
 		}
 
@@ -445,7 +444,7 @@ public class MantleHooksProperties {
 		/**
 		 * Whether this hook's window is time-based or count-based.
 		 */
-		private CircuitBreakerSettings.@Nullable SlidingWindowType slidingWindowType;
+		private @Nullable SlidingWindowType slidingWindowType;
 
 		/**
 		 * Size of this hook's window: seconds when time-based, calls when count-based.
@@ -473,11 +472,11 @@ public class MantleHooksProperties {
 			this.minimumNumberOfCalls = minimumNumberOfCalls;
 		}
 
-		public CircuitBreakerSettings.@Nullable SlidingWindowType getSlidingWindowType() {
+		public @Nullable SlidingWindowType getSlidingWindowType() {
 			return this.slidingWindowType;
 		}
 
-		public void setSlidingWindowType(CircuitBreakerSettings.@Nullable SlidingWindowType slidingWindowType) {
+		public void setSlidingWindowType(@Nullable SlidingWindowType slidingWindowType) {
 			this.slidingWindowType = slidingWindowType;
 		}
 
@@ -749,6 +748,19 @@ public class MantleHooksProperties {
 		public void setIncludeText(boolean includeText) {
 			this.includeText = includeText;
 		}
+
+	}
+
+	/**
+	 * What a circuit breaker computes its failure rate over.
+	 */
+	public enum SlidingWindowType {
+
+		/** The calls of the last {@code sliding-window-size} seconds. */
+		TIME_BASED,
+
+		/** The last {@code sliding-window-size} calls. */
+		COUNT_BASED
 
 	}
 
