@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaField;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -29,6 +30,7 @@ import com.tngtech.archunit.library.Architectures;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
+import io.mantlehooks.autoconfigure.MantleHooksProperties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,6 +54,10 @@ final class ArchitectureTests {
 	 */
 	private static final String[] API = { "io.mantlehooks", "io.mantlehooks.annotation..", "io.mantlehooks.approval..",
 			"io.mantlehooks.transcript..", "io.mantlehooks.observation..", "io.mantlehooks.message.." };
+
+	/** The api packages as applications see them (docs/api.md). */
+	private static final String[] API_ONLY = { "io.mantlehooks", "io.mantlehooks.annotation..",
+			"io.mantlehooks.approval..", "io.mantlehooks.transcript..", "io.mantlehooks.observation.." };
 
 	@ArchTest
 	static final ArchRule layersDependOnlyDownwards = Architectures.layeredArchitecture()
@@ -123,6 +129,23 @@ final class ArchitectureTests {
 		.should()
 		.dependOnClassesThat()
 		.resideInAPackage("org.springframework.ai..");
+
+	/**
+	 * What an application sees of the api packages and {@code MantleHooksProperties}
+	 * names api types only: an internal type in a public signature is an internal type
+	 * the application meets.
+	 */
+	@ArchTest
+	static final ArchRule apiSignaturesNameOnlyApiTypes = ArchRuleDefinition.codeUnits()
+		.that()
+		.arePublic()
+		.and()
+		.areDeclaredInClassesThat()
+		.arePublic()
+		.and()
+		.areDeclaredInClassesThat(JavaClass.Predicates.resideInAnyPackage(API_ONLY)
+			.or(JavaClass.Predicates.belongToAnyOf(MantleHooksProperties.class)))
+		.should(new NameOnlyApiTypes());
 
 	/**
 	 * No state shared through static fields: a static field is final and holds a
@@ -274,6 +297,36 @@ final class ArchitectureTests {
 			// Map.of);
 			// a concrete collection class is a mutable one
 			return (type.isAssignableTo(Collection.class) || type.isAssignableTo(Map.class)) && !type.isInterface();
+		}
+
+	}
+
+	/** A public method's or constructor's parameter and return types are api types. */
+	static final class NameOnlyApiTypes extends ArchCondition<JavaCodeUnit> {
+
+		NameOnlyApiTypes() {
+			super("name only api types in their signature");
+		}
+
+		@Override
+		public void check(JavaCodeUnit codeUnit, ConditionEvents events) {
+			if (codeUnit.getModifiers().contains(JavaModifier.SYNTHETIC)) {
+				return;
+			}
+			List<JavaClass> types = new ArrayList<>(codeUnit.getRawParameterTypes());
+			types.add(codeUnit.getRawReturnType());
+			for (JavaClass type : types) {
+				JavaClass element = type.isArray() ? type.getBaseComponentType() : type;
+				boolean api = element.getPackageName().equals("io.mantlehooks")
+						|| JavaClass.Predicates.resideInAnyPackage(API_ONLY).test(element)
+						|| element.isAssignableTo(MantleHooksProperties.class)
+						|| element.getName().startsWith(MantleHooksProperties.class.getName() + "$")
+						|| !element.getPackageName().startsWith("io.mantlehooks");
+				if (!api) {
+					events.add(SimpleConditionEvent.violated(codeUnit,
+							codeUnit.getFullName() + " names the internal type " + element.getName()));
+				}
+			}
 		}
 
 	}
