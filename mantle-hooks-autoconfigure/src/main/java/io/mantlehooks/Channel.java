@@ -14,6 +14,11 @@ public record Channel(String name, Map<String, Object> metadata) {
 
 	private static final Channel NONE = new Channel("", Map.of());
 
+	/**
+	 * Create a channel: a {@code null} name becomes empty and the metadata is copied.
+	 * @param name the channel name, {@code ""} when unknown
+	 * @param metadata the channel's metadata, deeply unmodifiable, empty when absent
+	 */
 	public Channel {
 		name = (name != null) ? name : "";
 		metadata = JsonValues.copyMap(metadata);

@@ -16,8 +16,10 @@ public final class HookRejection extends HookSignal {
 
 	private static final long serialVersionUID = 1L;
 
+	/** Why the hook rejected, for logs and {@code mantle.reason}. */
 	private final String reason;
 
+	/** The name of the response the user receives, or {@code null} for the fallback. */
 	private final @Nullable String responseMessage;
 
 	/**

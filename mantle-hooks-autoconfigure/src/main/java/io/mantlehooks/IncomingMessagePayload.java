@@ -16,6 +16,15 @@ import java.util.Map;
 public record IncomingMessagePayload(String text, String messageId, String senderId, Map<String, Object> call,
 		Channel channel) implements HookPayload {
 
+	/**
+	 * Create the payload: a {@code null} string becomes empty, a {@code null} channel
+	 * {@link Channel#none()}, and the maps and lists are copied.
+	 * @param text mutable: the user's text
+	 * @param messageId the channel's message id, {@code ""} when absent
+	 * @param senderId engine-owned: the conversation or user id of the turn
+	 * @param call engine-owned: telephony or session metadata, empty when absent
+	 * @param channel engine-owned: the channel name and front-end metadata
+	 */
 	public IncomingMessagePayload {
 		text = (text != null) ? text : "";
 		messageId = (messageId != null) ? messageId : "";

@@ -14,6 +14,14 @@ import java.util.Map;
 public record KnowledgeQueryPayload(String query, String senderId, Map<String, Object> call,
 		Channel channel) implements HookPayload {
 
+	/**
+	 * Create the payload: a {@code null} string becomes empty, a {@code null} channel
+	 * {@link Channel#none()}, and the maps and lists are copied.
+	 * @param query mutable: the search text
+	 * @param senderId engine-owned: the conversation or user id of the turn
+	 * @param call engine-owned: telephony or session metadata, empty when absent
+	 * @param channel engine-owned: the channel name and front-end metadata
+	 */
 	public KnowledgeQueryPayload {
 		query = (query != null) ? query : "";
 		senderId = (senderId != null) ? senderId : "";

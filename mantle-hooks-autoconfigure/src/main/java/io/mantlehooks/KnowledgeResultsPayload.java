@@ -17,6 +17,15 @@ import java.util.Map;
 public record KnowledgeResultsPayload(String query, List<Passage> passages, String senderId, Map<String, Object> call,
 		Channel channel) implements HookPayload {
 
+	/**
+	 * Create the payload: a {@code null} string becomes empty, a {@code null} channel
+	 * {@link Channel#none()}, and the maps and lists are copied.
+	 * @param query the search text that produced the passages
+	 * @param passages mutable: the retrieved passages, unmodifiable
+	 * @param senderId engine-owned: the conversation or user id of the turn
+	 * @param call engine-owned: telephony or session metadata, empty when absent
+	 * @param channel engine-owned: the channel name and front-end metadata
+	 */
 	public KnowledgeResultsPayload {
 		query = (query != null) ? query : "";
 		passages = JsonValues.copyList(passages);

@@ -31,6 +31,19 @@ import org.springframework.ai.chat.messages.Message;
 public record ModelRequestPayload(List<Message> messages, ModelSettings modelSettings, List<String> toolNames,
 		int iteration, String senderId, Map<String, Object> call, Channel channel) implements HookPayload {
 
+	/**
+	 * Create the payload: a {@code null} string becomes empty, a {@code null} channel
+	 * {@link Channel#none()}, the maps and lists are copied and the messages frozen.
+	 * @param messages mutable: the messages about to be sent, unmodifiable, each one
+	 * frozen
+	 * @param modelSettings mutable: per-call overrides; starts
+	 * {@link ModelSettings#empty()}
+	 * @param toolNames the names of the offered tools, read-only
+	 * @param iteration the model call's number in this turn, starting at 1
+	 * @param senderId engine-owned: the conversation or user id of the turn
+	 * @param call engine-owned: telephony or session metadata, empty when absent
+	 * @param channel engine-owned: the channel name and front-end metadata
+	 */
 	public ModelRequestPayload {
 		// frozen once, when first read, so every hook and observer shares the messages
 		// and none can change them in place; an empty list loads no Spring AI class (the

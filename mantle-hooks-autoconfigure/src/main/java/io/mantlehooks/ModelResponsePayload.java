@@ -20,6 +20,16 @@ import org.jspecify.annotations.Nullable;
 public record ModelResponsePayload(@Nullable String text, List<ModelToolCall> toolCalls, @Nullable Long latencyMs,
 		String senderId, Map<String, Object> call, Channel channel) implements HookPayload {
 
+	/**
+	 * Create the payload: a {@code null} string becomes empty, a {@code null} channel
+	 * {@link Channel#none()}, and the maps and lists are copied.
+	 * @param text mutable: the assistant text, {@code null} when the response has none
+	 * @param toolCalls mutable: the tool calls, unmodifiable
+	 * @param latencyMs the provider latency of this response, {@code null} when unknown
+	 * @param senderId engine-owned: the conversation or user id of the turn
+	 * @param call engine-owned: telephony or session metadata, empty when absent
+	 * @param channel engine-owned: the channel name and front-end metadata
+	 */
 	public ModelResponsePayload {
 		toolCalls = JsonValues.copyList(toolCalls);
 		senderId = (senderId != null) ? senderId : "";

@@ -14,6 +14,14 @@ import java.util.Map;
  */
 public record ModelToolCall(String id, String toolName, Map<String, Object> toolArgs, String type) {
 
+	/**
+	 * Create a tool call: a {@code null} string becomes empty and the arguments are
+	 * copied.
+	 * @param id engine-owned: the model's tool-call id
+	 * @param toolName mutable: the tool to call
+	 * @param toolArgs mutable: the arguments, deeply unmodifiable
+	 * @param type engine-owned: the provider's call type (usually {@code function})
+	 */
 	public ModelToolCall {
 		id = (id != null) ? id : "";
 		toolName = (toolName != null) ? toolName : "";

@@ -33,6 +33,19 @@ public record OutgoingTextPayload(String text, boolean isVoice, String senderId,
 		this(text, isVoice, senderId, call, channel, 0, true);
 	}
 
+	/**
+	 * Create the payload: a {@code null} string becomes empty, a {@code null} channel
+	 * {@link Channel#none()}, and the maps and lists are copied.
+	 * @param text mutable: the completed reply
+	 * @param isVoice whether the current turn uses a voice channel
+	 * @param senderId engine-owned: the conversation or user id of the turn
+	 * @param call engine-owned: telephony or session metadata, empty when absent
+	 * @param channel engine-owned: the channel name and front-end metadata
+	 * @param segment engine-owned: which sentence of a streamed reply this is, 0-based; 0
+	 * for a whole reply
+	 * @param finalSegment engine-owned: whether this is the reply's last segment; always
+	 * {@code true} for a whole reply
+	 */
 	public OutgoingTextPayload {
 		text = (text != null) ? text : "";
 		senderId = (senderId != null) ? senderId : "";

@@ -13,6 +13,7 @@ public final class RetryModel extends HookSignal {
 
 	private static final long serialVersionUID = 1L;
 
+	/** What the model is told before it answers again. */
 	private final String feedback;
 
 	/**

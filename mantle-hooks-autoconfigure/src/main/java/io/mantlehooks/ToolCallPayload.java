@@ -36,6 +36,23 @@ public record ToolCallPayload(String toolName, Map<String, Object> arguments, Ma
 	 */
 	public static final int MAX_REFUSAL_LENGTH = 2_000;
 
+	/**
+	 * Create the payload: a {@code null} string becomes empty, a {@code null} channel
+	 * {@link Channel#none()}, and the maps and lists are copied.
+	 * @param toolName mutable: the tool about to run
+	 * @param arguments mutable: the tool arguments, deeply unmodifiable; empty when the
+	 * model sent none, or text that is not one JSON object (the engine then refuses the
+	 * call unless a modify hook gives it at least one argument)
+	 * @param headers mutable: headers for the call, unmodifiable
+	 * @param metadata mutable: sent only to MCP tools as {@code _meta} on this one call,
+	 * never as an argument; dropped for local tools; observers always see it empty
+	 * @param senderId engine-owned: the conversation or user id of the turn
+	 * @param call engine-owned: telephony or session metadata, empty when absent
+	 * @param channel engine-owned: the channel name and front-end metadata
+	 * @param refusal mutable: {@code null} to run the call; otherwise the call does not
+	 * run (nor waits for approval), and the model reads this text as the call's (error)
+	 * result; the other calls of the batch run
+	 */
 	public ToolCallPayload {
 		toolName = (toolName != null) ? toolName : "";
 		arguments = JsonValues.copyMap(arguments);

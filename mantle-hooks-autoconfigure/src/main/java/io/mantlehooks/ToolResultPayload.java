@@ -18,6 +18,17 @@ import java.util.Map;
 public record ToolResultPayload(String toolName, Map<String, Object> arguments, String value, boolean isError,
 		String senderId, Map<String, Object> call, Channel channel) implements HookPayload {
 
+	/**
+	 * Create the payload: a {@code null} string becomes empty, a {@code null} channel
+	 * {@link Channel#none()}, and the maps and lists are copied.
+	 * @param toolName the tool that ran
+	 * @param arguments mutable: the arguments used, as persisted and replayed
+	 * @param value mutable: the result replayed to the model
+	 * @param isError mutable: whether the result is treated as an error
+	 * @param senderId engine-owned: the conversation or user id of the turn
+	 * @param call engine-owned: telephony or session metadata, empty when absent
+	 * @param channel engine-owned: the channel name and front-end metadata
+	 */
 	public ToolResultPayload {
 		toolName = (toolName != null) ? toolName : "";
 		arguments = JsonValues.copyMap(arguments);

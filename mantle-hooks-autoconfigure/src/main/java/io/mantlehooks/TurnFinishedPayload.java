@@ -17,6 +17,15 @@ import org.springframework.util.Assert;
 public record TurnFinishedPayload(TurnStatus status, String turnId, String senderId, Map<String, Object> call,
 		Channel channel) implements HookPayload {
 
+	/**
+	 * Create the payload: the status is required; a {@code null} string becomes empty, a
+	 * {@code null} channel {@link Channel#none()}, and the maps are copied.
+	 * @param status how the turn ended
+	 * @param turnId the id of this turn, the same as in the turn-started payload
+	 * @param senderId engine-owned: the conversation or user id of the turn
+	 * @param call engine-owned: telephony or session metadata, empty when absent
+	 * @param channel engine-owned: the channel name and front-end metadata
+	 */
 	public TurnFinishedPayload {
 		Assert.notNull(status, "'status' must not be null");
 		turnId = (turnId != null) ? turnId : "";

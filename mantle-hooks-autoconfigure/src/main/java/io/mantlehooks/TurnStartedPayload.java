@@ -14,6 +14,15 @@ import java.util.Map;
 public record TurnStartedPayload(boolean isVoice, String turnId, String senderId, Map<String, Object> call,
 		Channel channel) implements HookPayload {
 
+	/**
+	 * Create the payload: a {@code null} string becomes empty, a {@code null} channel
+	 * {@link Channel#none()}, and the maps and lists are copied.
+	 * @param isVoice whether the turn came from a voice channel
+	 * @param turnId the id of this turn, fresh per turn
+	 * @param senderId engine-owned: the conversation or user id of the turn
+	 * @param call engine-owned: telephony or session metadata, empty when absent
+	 * @param channel engine-owned: the channel name and front-end metadata
+	 */
 	public TurnStartedPayload {
 		turnId = (turnId != null) ? turnId : "";
 		senderId = (senderId != null) ? senderId : "";

@@ -15,6 +15,12 @@ import org.springframework.util.Assert;
  */
 public record ApprovalCall(String toolName, String arguments) {
 
+	/**
+	 * Create a call; neither component may be {@code null}.
+	 * @param toolName the tool's name
+	 * @param arguments the arguments as compact JSON object text, exactly as the tool
+	 * gets them
+	 */
 	public ApprovalCall {
 		Assert.notNull(toolName, "'toolName' must not be null");
 		Assert.notNull(arguments, "'arguments' must not be null");

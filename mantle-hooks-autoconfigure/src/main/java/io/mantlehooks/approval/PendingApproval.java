@@ -22,6 +22,17 @@ import org.springframework.util.Assert;
 public record PendingApproval(String id, String conversationId, String senderId, String channel, Instant createdAt,
 		Instant expiresAt, String batch) {
 
+	/**
+	 * Create a pending approval; the id must not be empty and no other component
+	 * {@code null}.
+	 * @param id the approval id the user gets ({@code mantle.approval_id})
+	 * @param conversationId the conversation the batch belongs to
+	 * @param senderId who asked
+	 * @param channel the channel's name
+	 * @param createdAt when the batch paused
+	 * @param expiresAt after this instant it can no longer be approved
+	 * @param batch the stored batch, serialized by the engine
+	 */
 	public PendingApproval {
 		Assert.hasText(id, "'id' must not be empty");
 		Assert.notNull(conversationId, "'conversationId' must not be null");
