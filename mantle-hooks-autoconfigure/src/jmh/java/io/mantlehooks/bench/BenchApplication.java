@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Map;
 
 import io.mantlehooks.ai.chat.MantleChatClientCustomizer;
-import io.mantlehooks.ai.chat.MantleToolLoopAdvisor;
 import io.mantlehooks.autoconfigure.MantleHooksAutoConfiguration;
 import io.mantlehooks.autoconfigure.MantleHooksChatClientAutoConfiguration;
 import io.mantlehooks.autoconfigure.MantleHooksConsoleAutoConfiguration;
