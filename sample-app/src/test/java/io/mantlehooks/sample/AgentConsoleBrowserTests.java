@@ -27,7 +27,6 @@ import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The turn console in a real browser with two agents: the sample's own assistant, through
@@ -159,16 +158,6 @@ class AgentConsoleBrowserTests extends BrowserTests {
 			.chatClientResponse()
 			.context()
 			.get(MantleHooks.TURN_ID);
-	}
-
-	/** Observers run off the critical path: the page shows what was recorded. */
-	private void awaitFinished(String... turnIds) {
-		for (String turnId : turnIds) {
-			await().atMost(Browser.WAIT)
-				.until(() -> this.console.turn(turnId)
-					.map((detail) -> !detail.turn().outcome().equals("running"))
-					.orElse(false));
-		}
 	}
 
 	private static void select(String agent) {

@@ -1,7 +1,6 @@
 package io.mantlehooks.sample;
 
 import java.net.CookieManager;
-import java.util.Map;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
@@ -12,12 +11,9 @@ import org.openqa.selenium.support.ui.Select;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.core.ParameterizedTypeReference;
-import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The rows of a turn's waterfall in a real browser: what each hook decided and which
@@ -92,28 +88,6 @@ class ConsoleHookRowsBrowserTests extends BrowserTests {
 				.stream()
 				.allMatch((tr) -> tr.findElement(By.cssSelector("td.agent")).getText().contains("copywriter")));
 		assertThat(browser.findElements(Browser.row(note))).hasSize(1);
-	}
-
-	static String chat(RestClient http, String conversationId, String message) {
-		Map<String, Object> reply = http.post()
-			.uri("/api/chat")
-			.contentType(MediaType.APPLICATION_JSON)
-			.body(Map.of("conversationId", conversationId, "message", message))
-			.retrieve()
-			.body(new ParameterizedTypeReference<>() {
-			});
-		assertThat(reply).containsKey("turnId");
-		return (String) reply.get("turnId");
-	}
-
-	/** Observers run off the critical path: the page shows what was recorded. */
-	private void awaitFinished(String... turnIds) {
-		for (String turnId : turnIds) {
-			await().atMost(Browser.WAIT)
-				.until(() -> this.console.turn(turnId)
-					.map((detail) -> !detail.turn().outcome().equals("running"))
-					.orElse(false));
-		}
 	}
 
 	/** The first bar of a hook at a point in the waterfall. */

@@ -12,12 +12,9 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.core.ParameterizedTypeReference;
-import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The turn console in a real browser, as an operator moves around it: a link to a turn
@@ -96,28 +93,6 @@ class ConsoleLinksAndLayoutBrowserTests extends BrowserTests {
 			assertThat(cell.get("overlaps")).as("%s overlaps the detail", cell).isEqualTo(false);
 			assertThat(cell.get("inWindow")).as("%s is out of the window", cell).isEqualTo(true);
 		});
-	}
-
-	private static String chat(RestClient http, String conversationId, String message) {
-		Map<String, Object> reply = http.post()
-			.uri("/api/chat")
-			.contentType(MediaType.APPLICATION_JSON)
-			.body(Map.of("conversationId", conversationId, "message", message))
-			.retrieve()
-			.body(new ParameterizedTypeReference<>() {
-			});
-		assertThat(reply).containsKey("turnId");
-		return (String) reply.get("turnId");
-	}
-
-	/** Observers run off the critical path: the page shows what was recorded. */
-	private void awaitFinished(String... turnIds) {
-		for (String turnId : turnIds) {
-			await().atMost(Browser.WAIT)
-				.until(() -> this.console.turn(turnId)
-					.map((detail) -> !detail.turn().outcome().equals("running"))
-					.orElse(false));
-		}
 	}
 
 }

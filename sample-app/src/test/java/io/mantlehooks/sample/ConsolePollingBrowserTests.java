@@ -63,7 +63,7 @@ class ConsolePollingBrowserTests extends BrowserTests {
 	void theListTakesNewTurnsAndTurnsThatFinishAfterTheyWereListedFromPollsOfWhatChanged() throws Exception {
 		RestClient http = ShopScenarioTests.http(this.port, new CookieManager());
 		String conversation = "polling-" + UUID.randomUUID();
-		String first = ConsoleHookRowsBrowserTests.chat(http, conversation, "Where is order 42?");
+		String first = chat(http, conversation, "Where is order 42?");
 		awaitFinished(first);
 		browser.get(url("/mantle-console"));
 		WebDriverWait wait = Browser.waitFor(browser);
@@ -85,7 +85,7 @@ class ConsolePollingBrowserTests extends BrowserTests {
 		wait.until((page) -> outcome(page, running).equals("completed"));
 
 		// a turn that came after, with the ones the page had
-		String later = ConsoleHookRowsBrowserTests.chat(http, conversation, "What delivery options do you have?");
+		String later = chat(http, conversation, "What delivery options do you have?");
 		awaitFinished(later);
 		wait.until((page) -> outcome(page, later).equals("completed"));
 		String firstOutcome = Browser.read(browser, (page) -> outcome(page, first));
@@ -124,16 +124,6 @@ class ConsolePollingBrowserTests extends BrowserTests {
 			.map(RecordedTurn::id)
 			.findFirst()
 			.orElse(null);
-	}
-
-	/** Observers run off the critical path: the page shows what was recorded. */
-	private void awaitFinished(String... turnIds) {
-		for (String turnId : turnIds) {
-			await().atMost(Browser.WAIT)
-				.until(() -> this.console.turn(turnId)
-					.map((detail) -> !detail.turn().outcome().equals("running"))
-					.orElse(false));
-		}
 	}
 
 	/**

@@ -58,7 +58,7 @@ class GroundingConsoleBrowserTests extends BrowserTests {
 		browser.get(url("/"));
 		String guess = Browser.send(browser, GUESS);
 		String lookup = Browser.send(browser, "Where is order 42?");
-		awaitFinished(guess, lookup);
+		awaitTurnFinishedObserved(guess, lookup);
 		String conversation = this.console.turn(guess).orElseThrow().turn().conversationId();
 		assertThat(conversation).startsWith("web-");
 		browser.get(url("/mantle-console"));
@@ -154,7 +154,7 @@ class GroundingConsoleBrowserTests extends BrowserTests {
 		browser.get(url("/"));
 		String guess = Browser.send(browser, GUESS);
 		String lookup = Browser.send(browser, "Where is order 42?");
-		awaitFinished(guess, lookup);
+		awaitTurnFinishedObserved(guess, lookup);
 		String lateStart = turnWithALateLongTurnStartedObserver();
 		browser.get(url("/mantle-console"));
 		Browser.waitFor(browser).until((page) -> !page.findElements(Browser.row(lateStart)).isEmpty());
@@ -200,7 +200,7 @@ class GroundingConsoleBrowserTests extends BrowserTests {
 	}
 
 	/** Wait until the turns' last observers are recorded: the page shows what was. */
-	private void awaitFinished(String... turnIds) {
+	private void awaitTurnFinishedObserved(String... turnIds) {
 		for (String turnId : turnIds) {
 			await().atMost(Browser.WAIT)
 				.until(() -> this.console.turn(turnId)
